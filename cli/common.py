@@ -1,0 +1,44 @@
+"""What every subcommand shares: the graph options, opening the graph, and reporting errors."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stackgraph.graph.store import LoadedGraph
+
+#: Exit codes: 0 success, 1 "not found / not answered / invalid", 2 bad input or usage.
+EXIT_OK, EXIT_NOT_FOUND, EXIT_USAGE = 0, 1, 2
+
+
+def add_graph_options(parser: argparse.ArgumentParser) -> None:
+    """``--data FILE`` (repeatable) and ``--store URL``: which graph the command works on."""
+    parser.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="add your own facts from an RDF file (any format rdflib reads); repeatable",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        default=None,
+        help="use a remote SPARQL 1.1 endpoint instead of the embedded store",
+    )
+
+
+def error(message: str, code: int = EXIT_USAGE) -> int:
+    """Print a one-line error to stderr and return the exit code to use."""
+    first_line = " ".join(str(message).split())
+    print(f"stackgraph: error: {first_line}", file=sys.stderr)
+    return code
+
+
+def open_graph(args: argparse.Namespace) -> LoadedGraph:
+    """Load the graph the arguments name. Raises DataFileError (callers turn it into one line)."""
+    from stackgraph.graph.store import load_graph
+
+    return load_graph(getattr(args, "data", []) or [], getattr(args, "store", None))

@@ -1,0 +1,283 @@
+"""From a question to an answer: clean it, find its intent and entities, compose from the graph.
+
+The pipeline, in order:
+1. reject unusable input (empty, too long, control characters) with a declined answer and a
+   one-line ``error``, never an exception;
+2. guess the intent from the wording (``intents``);
+3. link the entities the question names (``linking``), falling back to word overlap and then to
+   meaning when it names none, and to the conversation's focus for follow-ups;
+4. hand the context to the answerer for the intent, falling back to a definition; decline with the
+   closest entities as suggestions when nothing in the graph answers the question.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.answering import intents, knowledge, placement, symptoms
+from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.lexical import terms
+from stackgraph.graph.linking import STOPWORDS
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
+#: Longest question accepted; longer input is declined with an error rather than searched.
+MAX_QUESTION_CHARS = 2000
+#: Word-overlap score above which an entity counts as what the question is about.
+LEXICAL_MIN = 0.5
+#: Cosine above which a semantic match counts as what the question is about.
+SEMANTIC_ACCEPT = 0.55
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+Composer = Callable[[Context], Answer | None]
+
+COMPOSERS: dict[str, Composer] = {
+    intents.FIT: placement.where_fits,
+    intents.OWNER: symptoms.owner_of_symptom,
+    intents.DIAGNOSE: symptoms.diagnose,
+    intents.DEFINE: knowledge.define,
+    intents.WHY: knowledge.why,
+    intents.LIST: placement.list_members,
+    intents.COMPARE: placement.compare,
+    intents.CROSSWALK: placement.crosswalk,
+    intents.TRIAGE: symptoms.triage_overview,
+    intents.STRESS: placement.workload_stress,
+    intents.ASSUME: placement.layer_detail,
+    intents.PRACTICE: knowledge.practice,
+}
+
+#: What to try when the intent's own answerer finds nothing to say.
+FALLBACKS: dict[str | None, tuple[Composer, ...]] = {
+    intents.FIT: (knowledge.define,),
+    intents.OWNER: (placement.layer_for_text, knowledge.why, knowledge.define),
+    intents.ASSUME: (placement.layer_for_text, knowledge.define),
+    intents.LIST: (placement.where_fits, knowledge.define),
+    intents.DIAGNOSE: (symptoms.owner_of_symptom, knowledge.define),
+    intents.WHY: (knowledge.practice, knowledge.define),
+    intents.PRACTICE: (knowledge.why, symptoms.owner_of_symptom, knowledge.define),
+    intents.COMPARE: (placement.where_fits, knowledge.define),
+    intents.STRESS: (placement.where_fits, knowledge.define),
+    intents.CROSSWALK: (placement.layer_detail, knowledge.define),
+    None: (symptoms.owner_of_symptom, knowledge.define),
+}
+
+
+class InvalidQuestion(ValueError):
+    """The input cannot be treated as a question; the message is one line for the user."""
+
+
+def sanitize(question: object) -> str:
+    if isinstance(question, bytes):
+        try:
+            question = question.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidQuestion(f"the question is not valid UTF-8 (byte {error.start})") from None
+    if not isinstance(question, str):
+        raise InvalidQuestion("the question must be text")
+    if "\ufffd" in question or any(0xD800 <= ord(ch) <= 0xDFFF for ch in question):
+        raise InvalidQuestion("the question contains bytes that are not valid UTF-8")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidQuestion(
+            f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}"
+        )
+    text = unicodedata.normalize("NFC", _CONTROL.sub(" ", question))
+    text = " ".join(text.split())
+    if not text:
+        raise InvalidQuestion("the question is empty")
+    if not re.search(r"[A-Za-z0-9]", text):
+        raise InvalidQuestion("the question has no words")
+    return text
+
+
+def declined(engine: Engine, question: str, error: str | None = None, intent: str | None = None) -> Answer:
+    suggestions = tuple(engine.linker.closest(question)) if question and not error else ()
+    if error:
+        text = f"I can't answer that: {error}."
+    elif suggestions:
+        names = ", ".join(s.display for s in suggestions[:5])
+        text = (
+            f"I don't know: the stackgraph graph has nothing on that. Closest things it does know: {names}."
+        )
+    else:
+        text = "I don't know: the stackgraph graph has nothing on that."
+    return Answer(
+        question=question,
+        answered=False,
+        answer=text,
+        intent=intent or "unknown",
+        confidence=0.0,
+        suggestions=suggestions,
+        error=error,
+    )
+
+
+def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
+    """The entities the question is about, best first (named ones in the order they appear)."""
+    linker = engine.linker
+    mentions = linker.mentions(question)
+    content = [w for w in terms(question)]
+    covered = sum(len(terms(m.surface)) for m in mentions)
+    candidates: list[Candidate] = []
+    for m in mentions:
+        if engine.catalog.is_a(m.iri, SG.LayerModel):
+            continue  # "in the eight-layer model" qualifies the question; it is not its subject
+        content = terms(m.surface)
+        weak = m.how == "exact" and len(content) <= 1 and all(w in engine.common_words for w in m.surface.split() if w not in STOPWORDS)
+        score = m.score * (0.6 if weak else 1.0) * (0.9 if m.how == "fuzzy" else 1.0)
+        candidates.append(Candidate(m.iri, score, m.how))
+    strong = [c for c in candidates if c.score >= 0.8]
+    if candidates and not strong and content and covered / len(content) >= 0.5:
+        strong = candidates  # the question is mostly the weak name itself ("what is Volcano used for")
+    if strong:
+        # Layers named alongside something else are context, not the subject.
+        subjects = [c for c in strong if not engine.catalog.is_a(c.iri, SG.Layer)]
+        layers = [c for c in strong if engine.catalog.is_a(c.iri, SG.Layer)]
+        ordered = (
+            subjects + layers
+            if intent not in (intents.LIST, intents.ASSUME, intents.CROSSWALK)
+            else layers + subjects
+        )
+        return _dedupe(ordered)
+    # Nothing named: find what the question describes.
+    found: dict[str, Candidate] = {}
+    for iri, score in engine.lexical.search(question, k=5):
+        if score >= LEXICAL_MIN:
+            found[iri] = Candidate(iri, score, "lexical")
+    for iri, score, _text in linker.semantic(question, k=5):
+        if score >= SEMANTIC_ACCEPT:
+            prior = found.get(iri)
+            if prior is None or prior.score < score:
+                found[iri] = Candidate(iri, score, "semantic")
+    return sorted(found.values(), key=lambda c: (-c.score, c.iri))
+
+
+def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[str] = set()
+    out = []
+    for c in candidates:
+        if c.iri not in seen:
+            seen.add(c.iri)
+            out.append(c)
+    return out
+
+
+def answer_question(engine: Engine, question: object, conversation: Conversation | None = None) -> Answer:
+    try:
+        text = sanitize(question)
+    except InvalidQuestion as error:
+        shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
+        return declined(engine, shown, error=str(error))
+    guess = intents.detect(text)
+    candidates = link(engine, text, guess.intent)
+    from_conversation = False
+    if conversation is not None and conversation.turns:
+        candidates, from_conversation = _follow_up(engine, text, guess.intent, candidates, conversation)
+    if not candidates:
+        ctx = Context(engine, text, guess.intent, guess.strength, [], engine.linker.model_hint(text))
+        answer = _run(ctx, guess.intent, only_textual=True)
+        if answer is None:
+            answer = declined(engine, text, intent=guess.intent)
+    else:
+        ctx = Context(
+            engine,
+            text,
+            guess.intent,
+            guess.strength,
+            candidates,
+            engine.linker.model_hint(text),
+            from_conversation,
+        )
+        answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
+    if conversation is not None and answer.answered:
+        conversation.remember(answer)
+    return answer
+
+
+def _refine_intent(ctx: Context, intent: str | None) -> str | None:
+    """The entities can settle what the wording leaves open."""
+    problems = ctx.of_type(*symptoms.PROBLEM_TYPES)
+    first = ctx.candidates[0].iri if ctx.candidates else None
+    if (
+        intent in (None, intents.DEFINE)
+        and problems
+        and (intent is None or intents.looks_like_symptom(ctx.question))
+    ):
+        return intents.OWNER
+    if intent == intents.FIT and problems and first == problems[0].iri:
+        return intents.OWNER
+    if intent == intents.OWNER and first and not problems and ctx.candidates[0].how != "lexical":
+        return intents.FIT  # "which layer owns Milvus?" asks where a technology sits
+    if (
+        intent in (None, intents.DEFINE)
+        and first
+        and ctx.catalog.is_a(first, SG.Workload)
+        and "stress" in ctx.question.lower()
+    ):
+        return intents.STRESS
+    if intent is None and first and ctx.catalog.is_a(first, SG.Diagnostic):
+        return intents.DIAGNOSE
+    return intent
+
+
+def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer | None:
+    if only_textual:
+        # No entity: only answerers that search the graph's text can help.
+        order: tuple[Composer, ...] = ()
+        if intent in (intents.OWNER, intents.ASSUME) or (intent == intents.FIT and ctx.model_hint):
+            order = (placement.layer_for_text,)
+        elif intent == intents.DIAGNOSE:
+            order = (symptoms.diagnose,)
+        elif intent in (intents.WHY, intents.PRACTICE):
+            order = (knowledge.why, knowledge.practice)
+    else:
+        primary = COMPOSERS.get(intent) if intent else None
+        order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
+    for composer in order:
+        ctx.evidence = type(ctx.evidence)(ctx.engine)
+        if intent == intents.PATH:
+            answer, edges = knowledge.related(ctx)
+            if answer is not None:
+                from dataclasses import replace
+
+                return replace(answer, path=tuple(edges))
+            break
+        answer = composer(ctx)
+        if answer is not None and answer.answer.strip():
+            return answer
+    if intent == intents.PATH:
+        return knowledge.define(ctx)
+    return None
+
+
+def _follow_up(
+    engine: Engine, text: str, intent: str | None, candidates: list[Candidate], conversation: Conversation
+) -> tuple[list[Candidate], bool]:
+    """Resolve "it", "that layer", "what else is in that layer" against earlier turns."""
+    leans = Conversation.leans_on_context(text)
+    named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
+    if named and not leans:
+        return candidates, False
+    if Conversation.refers_to_layer(text) or (intent == intents.LIST and not named):
+        layer = conversation.last_layer
+        if layer is None and conversation.focus and engine.catalog.is_a(conversation.focus, SG.Layer):
+            layer = conversation.focus
+        if layer is not None:
+            return [Candidate(layer, 0.95, "conversation")], True
+    focus = conversation.focus
+    if focus is None or (named and any(c.iri == focus for c in named)):
+        return candidates, False
+    if named and not _is_pronoun_question(text):
+        return candidates, False
+    return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
+
+
+def _is_pronoun_question(text: str) -> bool:
+    return bool(re.search(r"\b(it|its|it's|that|this|they|them|those|these)\b", text, re.IGNORECASE))

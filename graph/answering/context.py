@@ -1,0 +1,70 @@
+"""The state one question is answered in: the question, its intent, the entities it names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.catalog import Catalog
+    from stackgraph.graph.engine import Engine
+
+
+@dataclass
+class Candidate:
+    """An entity the question may be about, with how sure linking is (0-1) and how it was found."""
+
+    iri: str
+    score: float
+    how: str
+
+
+@dataclass
+class Context:
+    engine: Engine
+    question: str
+    intent: str | None
+    intent_strength: float
+    candidates: list[Candidate]
+    model_hint: str | None
+    #: Set when the entity came from an earlier turn rather than from this question.
+    from_conversation: bool = False
+    evidence: Evidence = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.evidence = Evidence(self.engine)
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.engine.catalog
+
+    def facts(self, iri: str) -> EntityFacts:
+        found = fetch(self.engine, iri)
+        self.evidence.queries(found)
+        return found
+
+    def of_type(self, *classes: str) -> list[Candidate]:
+        return [c for c in self.candidates if any(self.catalog.is_a(c.iri, SG[k]) for k in classes)]
+
+    def not_of_type(self, *classes: str) -> list[Candidate]:
+        return [c for c in self.candidates if not any(self.catalog.is_a(c.iri, SG[k]) for k in classes)]
+
+    def answer(self, text: str, intent: str, confidence: float) -> Answer:
+        from stackgraph.graph.answering.text import clip
+
+        ev = self.evidence
+        return Answer(
+            question=self.question,
+            answered=True,
+            answer=clip(text),
+            intent=intent,
+            confidence=max(0.0, min(1.0, confidence)),
+            entities=tuple(ev.entities),
+            facts=tuple(ev.facts),
+            sources=tuple(ev.sources),
+            sparql=tuple(ev.sparql),
+        )

@@ -1,0 +1,214 @@
+"""Reading an entity's facts from the graph, and keeping the evidence an answer rests on.
+
+Each entity is read with two SPARQL queries (its outgoing edges with the qualified blank nodes
+behind them, and its incoming edges), cached per engine since the graph does not change while an
+engine lives. Answerers then pick facts from that record and hand every fact they use to an
+``Evidence``, which becomes the answer's ``facts``, ``sources`` and ``sparql``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import rdflib
+from rdflib import BNode, Literal, URIRef
+
+from stackgraph.graph.catalog import PREFIX_DECL
+from stackgraph.graph.model import EntityRef, Fact, SourceRef
+from stackgraph.graph.store import SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
+DCT_SOURCE = "http://purl.org/dc/terms/source"
+
+OUTGOING = (
+    PREFIX_DECL
+    + """SELECT ?p ?o ?qp ?qo WHERE {
+  <$e> ?p ?o .
+  OPTIONAL { FILTER(isBlank(?o)) ?o ?qp ?qo }
+}"""
+)
+
+INCOMING = (
+    PREFIX_DECL
+    + """SELECT ?s ?p ?via WHERE {
+  { ?s ?p <$e> . FILTER(!isBlank(?s)) }
+  UNION
+  { ?b ?via <$e> . ?s ?p ?b . FILTER(isBlank(?b)) }
+}"""
+)
+
+
+@dataclass
+class Qualified:
+    """A qualified relation node (a placement, a stress): its properties."""
+
+    props: dict[str, list[rdflib.term.Node]]
+
+    def one(self, prop: URIRef | str) -> rdflib.term.Node | None:
+        values = self.props.get(str(prop))
+        return values[0] if values else None
+
+    def all(self, prop: URIRef | str) -> list[rdflib.term.Node]:
+        return self.props.get(str(prop), [])
+
+
+@dataclass
+class EntityFacts:
+    """The edges around one entity."""
+
+    iri: str
+    out: dict[str, list[rdflib.term.Node]] = field(default_factory=lambda: defaultdict(list))
+    qualified: dict[str, list[Qualified]] = field(default_factory=lambda: defaultdict(list))
+    inc: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    #: Incoming through a qualified node: predicate-to-node -> [(subject, predicate-from-node)].
+    inc_qualified: dict[str, list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
+    queries: tuple[str, ...] = ()
+
+    def values(self, prop: URIRef | str) -> list[rdflib.term.Node]:
+        return self.out.get(str(prop), [])
+
+    def iris(self, prop: URIRef | str) -> list[str]:
+        return [str(v) for v in self.values(prop) if isinstance(v, URIRef)]
+
+    def texts(self, prop: URIRef | str) -> list[str]:
+        return [str(v) for v in self.values(prop) if isinstance(v, Literal)]
+
+    def text(self, prop: URIRef | str) -> str | None:
+        found = self.texts(prop)
+        return found[0] if found else None
+
+    def incoming(self, prop: URIRef | str) -> list[str]:
+        return self.inc.get(str(prop), [])
+
+
+def fetch(engine: Engine, iri: str) -> EntityFacts:
+    """The entity's edges, read once per engine."""
+    cache = engine.facts_cache
+    found = cache.get(iri)
+    if found is not None:
+        return found
+    out_q = OUTGOING.replace("$e", iri)
+    inc_q = INCOMING.replace("$e", iri)
+    facts = EntityFacts(iri=iri, queries=(out_q, inc_q))
+    blanks: dict[str, dict[str, list[rdflib.term.Node]]] = {}
+    for row in engine.graph.query(out_q):
+        p, o = str(row.p), row.o
+        if isinstance(o, BNode):
+            props = blanks.get(str(o))
+            if props is None:
+                props = blanks[str(o)] = defaultdict(list)
+                facts.qualified[p].append(Qualified(props))
+            if row.qp is not None and row.qo not in props[str(row.qp)]:
+                props[str(row.qp)].append(row.qo)
+        elif o not in facts.out[p]:
+            facts.out[p].append(o)
+    for row in engine.graph.query(inc_q):
+        s, p = str(row.s), str(row.p)
+        if row.via is not None:
+            pair = (s, str(row.via))
+            if pair not in facts.inc_qualified[p]:
+                facts.inc_qualified[p].append(pair)
+        elif s not in facts.inc[p]:
+            facts.inc[p].append(s)
+    for entries in facts.qualified.values():
+        entries.sort(key=lambda q: (str(q.one(SG.layer) or ""), str(q.one(SG.role) or "")))
+    cache[iri] = facts
+    return facts
+
+
+class Evidence:
+    """Collects what an answer used: entities, facts, sources and queries, without duplicates."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.catalog = engine.catalog
+        self.entities: list[EntityRef] = []
+        self.facts: list[Fact] = []
+        self.sources: list[SourceRef] = []
+        self.sparql: list[str] = []
+
+    def entity(self, iri: str) -> EntityRef:
+        ref = self.catalog.ref(iri)
+        if all(e.iri != ref.iri for e in self.entities):
+            self.entities.append(ref)
+        for source in self.catalog.get(iri).sources if self.catalog.get(iri) else []:
+            self.source(source)
+        return ref
+
+    def source(self, source: SourceRef) -> None:
+        if source not in self.sources:
+            self.sources.append(source)
+
+    def source_iri(self, section: rdflib.term.Node | str | None) -> None:
+        if section is None:
+            return
+        ref = _section_ref(self.engine, str(section))
+        if ref:
+            self.source(ref)
+
+    def queries(self, facts: EntityFacts) -> None:
+        for query in facts.queries:
+            if query not in self.sparql:
+                self.sparql.append(query)
+
+    def fact(
+        self, subject: str, predicate: URIRef | str, obj: rdflib.term.Node | str, obj_label: str | None = None
+    ) -> None:
+        predicate = str(predicate)
+        if isinstance(obj, Literal) or (isinstance(obj, str) and not obj.startswith("http")):
+            object_label = obj_label or str(obj)
+            obj_text = str(obj)
+        else:
+            obj_text = str(obj)
+            object_label = obj_label or self.catalog.display(obj_text)
+        fact = Fact(
+            subject=subject,
+            predicate=predicate,
+            object=obj_text,
+            subject_label=self.catalog.display(subject),
+            predicate_label=predicate_label(self.engine, predicate),
+            object_label=object_label,
+        )
+        if fact not in self.facts:
+            self.facts.append(fact)
+
+
+def predicate_label(engine: Engine, predicate: str) -> str:
+    labels = engine.predicate_labels
+    if not labels:
+        query = (
+            PREFIX_DECL
+            + "SELECT ?p ?l WHERE { ?p rdfs:label ?l . ?p a ?t . FILTER(?t IN (owl:ObjectProperty, owl:DatatypeProperty, rdf:Property)) }"
+        )
+        for row in engine.graph.query(query):
+            labels[str(row.p)] = str(row.l)
+        labels.setdefault("http://www.w3.org/2000/01/rdf-schema#label", "label")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#definition", "definition")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#altLabel", "also called")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#broader", "is a kind of")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#related", "related to")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#closeMatch", "close match")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#relatedMatch", "related match")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#broadMatch", "broad match")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#narrowMatch", "narrow match")
+        labels.setdefault("http://www.w3.org/2004/02/skos/core#exactMatch", "exact match")
+        labels.setdefault(DCT_SOURCE, "source")
+        labels.setdefault("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", "is a")
+        labels.setdefault("http://www.w3.org/2000/01/rdf-schema#comment", "comment")
+    return labels.get(predicate) or predicate.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+
+
+def _section_ref(engine: Engine, section: str) -> SourceRef | None:
+    sections = engine.sections
+    if not sections:
+        query = (
+            PREFIX_DECL
+            + "SELECT ?s ?l ?f WHERE { ?s a sg:SourceSection ; rdfs:label ?l ; dct:isPartOf ?d . ?d sg:fileName ?f }"
+        )
+        for row in engine.graph.query(query):
+            sections[str(row.s)] = SourceRef(document=str(row.f), section=str(row.l), iri=str(row.s))
+    return sections.get(section)

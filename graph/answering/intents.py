@@ -1,0 +1,152 @@
+"""What kind of question this is, from its wording.
+
+The patterns are data: each intent has cue patterns, tried in order; the first intent whose cue
+matches wins, and the entities linked in the question can still change the choice (a "what is"
+question about a symptom is answered as a symptom). Patterns describe the shape of a question
+("how do I check ...", "which layer owns ..."), never a particular entity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Intent names, as they appear in the ``intent`` field of an answer.
+FIT, OWNER, DIAGNOSE, DEFINE, WHY, LIST, COMPARE, CROSSWALK, PATH, TRIAGE, STRESS, ASSUME, PRACTICE = (
+    "where_fits",
+    "owner_of_symptom",
+    "diagnose",
+    "define",
+    "why",
+    "list_members",
+    "compare",
+    "crosswalk",
+    "related",
+    "triage",
+    "workload_stress",
+    "layer_detail",
+    "practice",
+)
+
+_I = re.IGNORECASE
+
+#: (intent, pattern) in priority order.
+CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        PATH,
+        re.compile(
+            r"\b(how|in what way)\s+(is|are|does|do)\b.+\b(related|connected|linked)\b|\b(relationship|relation|connection|path)\s+(between|from)\b",
+            _I,
+        ),
+    ),
+    (
+        COMPARE,
+        re.compile(
+            r"\bcompare\b|\bcomparison\b|\bdifference(s)?\s+between\b|\bversus\b|\bvs\.?\b|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
+            _I,
+        ),
+    ),
+    (
+        CROSSWALK,
+        re.compile(
+            r"\b(correspond|corresponds|map|maps|mapping|mapped|crosswalk|equivalent layer|match(es)?)\b.*\b(model|map|layer|layers)\b|\b(other|eight-layer|nine-layer|operational)\s+(model|map)\b.*\b(correspond|same|equivalent)\b",
+            _I,
+        ),
+    ),
+    (
+        TRIAGE,
+        re.compile(
+            r"\btriage\b|\bwalk me through\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b",
+            _I,
+        ),
+    ),
+    (
+        STRESS,
+        re.compile(
+            r"\bstress(es|ed)?\b|\bload(s)? on\b|\bhow much does\b.+\bmatter\b|\bwhich layers matter\b|\bmost demanding\b",
+            _I,
+        ),
+    ),
+    (
+        DIAGNOSE,
+        re.compile(
+            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look)\b|\b(what|which)\s+(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b",
+            _I,
+        ),
+    ),
+    (
+        WHY,
+        re.compile(
+            r"^\s*why\b|\bwhat is the reason\b|\bwhat's the reason\b|\breason(ing)? (for|behind)\b|\bwhy (is|are|does|do|not)\b",
+            _I,
+        ),
+    ),
+    (
+        ASSUME,
+        re.compile(
+            r"\bassum(e|es|ption|ptions)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail",
+            _I,
+        ),
+    ),
+    (
+        OWNER,
+        re.compile(
+            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho owns\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat causes\b|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
+            _I,
+        ),
+    ),
+    (
+        LIST,
+        re.compile(
+            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b",
+            _I,
+        ),
+    ),
+    (
+        FIT,
+        re.compile(
+            r"\bwhere (does|do|is|are|would|should|will)\b.*\b(fit|sit|go|belong|live|land|placed?|run|map)s?\b|\b(which|what)\s+layers?\b|\bwhere in the stack\b|\bwhere\b.+\bin the (stack|layers|model)\b|\bwhat part of the stack\b",
+            _I,
+        ),
+    ),
+    (
+        PRACTICE,
+        re.compile(
+            r"\bpractice\b|\bbest way\b|\bshould (i|we)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
+            _I,
+        ),
+    ),
+    (
+        DEFINE,
+        re.compile(
+            r"^\s*(what|who)\s*(is|are|'s|does|do)\b|\bwhat does\b.+\b(do|mean|stand for)\b|\bdefine\b|\bdefinition\b|\bexplain\b|\bmeaning of\b|\bused for\b|\btell me about\b|\bdescribe\b",
+            _I,
+        ),
+    ),
+)
+
+#: Words that signal a problem report even without a cue ("pods stuck in Pending").
+SYMPTOM_WORDS = re.compile(
+    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|too many|429|5\d\d|401|mid-stream|getting|seeing)\b",
+    _I,
+)
+
+
+@dataclass(frozen=True)
+class IntentGuess:
+    intent: str | None
+    #: How clearly the wording says so (1.0 for a direct cue, 0.5 for a symptom-like wording).
+    strength: float
+
+
+def detect(question: str) -> IntentGuess:
+    for intent, pattern in CUES:
+        if pattern.search(question):
+            return IntentGuess(intent, 1.0)
+    if SYMPTOM_WORDS.search(question):
+        return IntentGuess(OWNER, 0.5)
+    return IntentGuess(None, 0.0)
+
+
+def looks_like_symptom(question: str) -> bool:
+    return bool(SYMPTOM_WORDS.search(question))

@@ -1,0 +1,191 @@
+"""Answers about what things are and why: definitions, reasons, practices, paths."""
+
+from __future__ import annotations
+
+import re
+
+from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.answering.placement import describe_places, placements
+from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import SG
+
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+_ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}$")
+
+
+def _expansion(ctx: Context, iri: str) -> str | None:
+    """For an acronym label, its spelled-out alternative label ("TTFT" -> "Time To First Token")."""
+    rec = ctx.catalog.get(iri)
+    if rec is None or not _ACRONYM.match(rec.label):
+        return None
+    longer = sorted((a for a in rec.alt_labels if len(a) > len(rec.label) + 3 and " " in a), key=len)
+    for alt in longer:
+        initials = "".join(w[0] for w in re.findall(r"[A-Za-z]+", alt)).lower()
+        if initials.startswith(rec.label.lower()[:2]):
+            return alt
+    return longer[0] if longer else None
+
+
+def define(ctx: Context) -> Answer | None:
+    if not ctx.candidates:
+        return None
+    cand = ctx.candidates[0]
+    iri = cand.iri
+    if ctx.catalog.is_a(iri, SG.Layer):
+        from stackgraph.graph.answering.placement import layer_overview
+
+        return layer_overview(ctx, iri)
+    ref = ctx.evidence.entity(iri)
+    facts = ctx.facts(iri)
+    name = ref.label
+    expansion = _expansion(ctx, iri)
+    if expansion and expansion.lower() not in name.lower():
+        name = f"{name} ({expansion})"
+    definitions = [d for d in facts.texts(SKOS + "definition")]
+    definitions.sort(key=len, reverse=True)
+    parts = []
+    if definitions:
+        ctx.evidence.fact(iri, SKOS + "definition", definitions[0])
+        parts.append(f"{name}: {first_sentences(definitions[0], 520)}")
+        if len(definitions) > 1 and definitions[1][:40] not in definitions[0]:
+            parts.append(first_sentences(definitions[1], 260))
+    else:
+        parts.append(sentence(f"{name} is a {ref.type}"))
+    places = placements(ctx, iri)
+    if places:
+        parts.append(sentence(f"It fits in {describe_places(ctx, places, ctx.model_hint)}"))
+    for reason in facts.texts(SG.reason)[:1]:
+        ctx.evidence.fact(iri, SG.reason, reason)
+        parts.append(sentence(f"Why: {first_sentences(reason, 300)}"))
+    related = _relations(ctx, iri, facts)
+    if related:
+        parts.append(related)
+    if ctx.catalog.is_a(iri, SG.Symptom) or ctx.catalog.is_a(iri, SG.Cause):
+        from stackgraph.graph.answering.symptoms import explain_problem
+
+        return ctx.answer(explain_problem(ctx, iri), intents.DEFINE, 0.5 + 0.5 * cand.score)
+    text = " ".join(p if p.endswith((".", "!", "?", ")")) else p + "." for p in parts)
+    return ctx.answer(text, intents.DEFINE, 0.5 + 0.5 * cand.score)
+
+
+#: Relations worth a sentence in a definition, with how to say them.
+_RELATION_WORDS = (
+    (SG.equivalentOf, "is the equivalent of"),
+    (SG.alternativeTo, "is an alternative to"),
+    (SG.pairsWith, "pairs with"),
+    (SG.successorOf, "succeeds"),
+    (SG.implements, "implements"),
+    (SG.parameterOf, "is a parameter of"),
+    (SKOS + "broader", "is a kind of"),
+)
+
+
+def _relations(ctx: Context, iri: str, facts) -> str:
+    phrases = []
+    for prop, words in _RELATION_WORDS:
+        targets = facts.iris(prop)
+        if targets:
+            for target in targets:
+                ctx.evidence.fact(iri, prop, target)
+            phrases.append(f"{words} {join([ctx.catalog.label(t) for t in targets[:4]])}")
+    if not phrases:
+        return ""
+    return sentence(f"{ctx.catalog.label(iri)} {join(phrases[:3])}")
+
+
+def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
+    """The design choice or practice the question is about: named, else by word overlap and meaning."""
+    named = ctx.of_type(*classes)
+    if named:
+        return named[0]
+    pool = ctx.engine.entities_of(*classes)
+    lexical = ctx.engine.lexical.search(ctx.question, candidates=pool, k=5)
+    semantic = [(i, s) for i, s, _ in ctx.engine.linker.semantic(ctx.question, k=10) if i in pool]
+    scores: dict[str, float] = {}
+    for iri, score in lexical:
+        scores[iri] = max(scores.get(iri, 0.0), score)
+    for iri, score in semantic:
+        scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
+    # Practices that apply to an entity the question names rank first among close scores.
+    named_iris = {c.iri for c in ctx.candidates}
+    for iri in list(scores):
+        applies = set(ctx.facts(iri).iris(SG.appliesTo))
+        if applies & named_iris:
+            scores[iri] += 0.25
+    if not scores:
+        return None
+    iri, score = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
+    return Candidate(iri, min(1.0, score), "lexical") if score >= 0.3 else None
+
+
+def why(ctx: Context) -> Answer | None:
+    choice = _best_reasoned(ctx, ("DesignChoice", "Practice"))
+    problems = ctx.of_type("Symptom", "TriageBranch", "Cause")
+    if choice is None or (problems and choice.how == "lexical" and choice.score < 0.6):
+        if problems:
+            from stackgraph.graph.answering.symptoms import owner_of_symptom
+
+            return owner_of_symptom(ctx)
+        for cand in ctx.candidates:
+            reasons = ctx.facts(cand.iri).texts(SG.reason)
+            if reasons:
+                choice = cand
+                break
+        if choice is None:
+            return None
+    return explain_reasoned(ctx, choice, intents.WHY)
+
+
+def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | None:
+    facts = ctx.facts(choice.iri)
+    ref = ctx.evidence.entity(choice.iri)
+    parts = [sentence(ref.label)]
+    for prop in (SG.reason, SKOS + "definition", SG.note):
+        for text in facts.texts(prop)[:1]:
+            if text.strip().lower() == ref.label.strip().lower():
+                continue
+            ctx.evidence.fact(choice.iri, prop, text)
+            parts.append(sentence(first_sentences(text, 500)))
+    applies = facts.iris(SG.appliesTo)
+    if applies:
+        for target in applies:
+            ctx.evidence.fact(choice.iri, SG.appliesTo, target)
+        names = [layer_phrase(ctx.catalog, t) for t in applies[:4]]
+        parts.append(f"Applies to {join(names)}.")
+    if len(parts) == 1:
+        return None
+    return ctx.answer(" ".join(parts), intent, 0.45 + 0.5 * choice.score)
+
+
+def practice(ctx: Context) -> Answer | None:
+    choice = _best_reasoned(ctx, ("Practice", "DesignChoice"))
+    if choice is None:
+        return None
+    return explain_reasoned(ctx, choice, intents.PRACTICE)
+
+
+def related(ctx: Context) -> tuple[Answer | None, list]:
+    if len(ctx.candidates) < 2:
+        return None, []
+    a, b = ctx.candidates[0].iri, ctx.candidates[1].iri
+    from stackgraph.graph.paths import shortest_path
+
+    edges = shortest_path(ctx.engine, a, b)
+    ctx.evidence.entity(a)
+    ctx.evidence.entity(b)
+    if not edges:
+        text = f"The graph has no path between {ctx.catalog.label(a)} and {ctx.catalog.label(b)}."
+        return ctx.answer(text, intents.PATH, 0.6), []
+    hops = []
+    for edge in edges:
+        ctx.evidence.fact(edge.source.iri, edge.predicate, edge.target.iri)
+        ctx.evidence.entity(edge.target.iri)
+        hops.append(f"{edge.source.display} — {edge.predicate_label} → {edge.target.display}")
+    text = (
+        f"{ctx.catalog.label(a)} and {ctx.catalog.label(b)} are connected in {len(edges)} step{'s' if len(edges) > 1 else ''}: "
+        + "; ".join(hops)
+        + "."
+    )
+    return ctx.answer(text, intents.PATH, 0.85), edges

@@ -1,0 +1,335 @@
+"""Answers about where things sit: where X fits, what is in a layer, how two things compare,
+how the two layer models correspond, what a workload stresses, what a layer assumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rdflib import URIRef
+
+from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, lower_first, model_name, sentence
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import KG, SG
+
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+DCT_SOURCE = "http://purl.org/dc/terms/source"
+MAPPINGS = ("closeMatch", "exactMatch", "broadMatch", "narrowMatch", "relatedMatch")
+_MAPPING_WORDS = {
+    "closeMatch": "closely matches",
+    "exactMatch": "matches",
+    "broadMatch": "is covered by the broader",
+    "narrowMatch": "covers the narrower",
+    "relatedMatch": "relates to",
+}
+
+
+@dataclass(frozen=True)
+class Place:
+    layer: str
+    role: str | None
+    basis: str | None
+    via: str | None = None  # the broader entity the placement was inherited from
+
+
+def placements(ctx: Context, iri: str, record: bool = True) -> list[Place]:
+    """Where an entity fits: its own placements, else those of what it is a kind of."""
+    facts = ctx.facts(iri)
+    found: list[Place] = []
+    for q in facts.qualified.get(str(SG.placement), []):
+        layer = q.one(SG.layer)
+        if layer is None:
+            continue
+        role = q.one(SG.role)
+        basis = q.one(SG.basis)
+        place = Place(
+            str(layer), str(role) if role else None, str(basis).rsplit("#", 1)[-1] if basis else None
+        )
+        if place not in found:
+            found.append(place)
+        if record:
+            ctx.evidence.fact(iri, SG.fitsIn, str(layer), None)
+            ctx.evidence.source_iri(q.one(URIRef(DCT_SOURCE)))
+    for layer in facts.iris(SG.fitsIn):
+        if all(p.layer != layer for p in found):
+            found.append(Place(layer, None, None))
+            if record:
+                ctx.evidence.fact(iri, SG.fitsIn, layer)
+    if not found:
+        for parent in facts.iris(SKOS + "broader"):
+            inherited = placements(ctx, parent, record=record)
+            if inherited and record:
+                ctx.evidence.fact(iri, SKOS + "broader", parent)
+                ctx.evidence.entity(parent)
+            found += [Place(p.layer, p.role, p.basis, via=parent) for p in inherited if p not in found]
+            if found:
+                break
+    return found
+
+
+def _order(ctx: Context, places: list[Place]) -> list[Place]:
+    def key(p: Place) -> tuple:
+        rec = ctx.catalog.get(p.layer)
+        nine = 0 if rec and rec.model == str(KG["nine-layer-model"]) else 1
+        position = _position(ctx, p.layer)
+        return (nine, position, p.layer)
+
+    return sorted(places, key=key)
+
+
+def _position(ctx: Context, layer: str) -> int:
+    positions = ctx.engine.layer_positions
+    return positions.get(layer, 99)
+
+
+def describe_places(ctx: Context, places: list[Place], preferred_model: str | None = None) -> str:
+    """ "L2 Frameworks & Serving Engines (as serving engines) and CP Control Plane (...)", grouped
+    by model, the model the question names first; several roles in one layer are listed together."""
+    roles: dict[str, list[str]] = {}
+    for place in _order(ctx, places):
+        listed = roles.setdefault(place.layer, [])
+        if place.role and place.role not in listed:
+            listed.append(place.role)
+    by_model: dict[str, list[str]] = {}
+    for layer, layer_roles in roles.items():
+        rec = ctx.catalog.get(layer)
+        model = rec.model if rec and rec.model else ""
+        phrase = layer_phrase(ctx.catalog, layer)
+        shown = [r for r in layer_roles if r.lower() not in phrase.lower()][:2]
+        if shown:
+            phrase += f" (as {'; '.join(shown)})"
+        ctx.evidence.entity(layer)
+        by_model.setdefault(model, []).append(phrase)
+    models = sorted(by_model, key=lambda m: (m != (preferred_model or str(KG["nine-layer-model"])), m))
+    return "; ".join(f"{join(by_model[m])} in the {model_name(m)}" for m in models)
+
+
+def where_fits(ctx: Context) -> Answer | None:
+    subjects = [c for c in ctx.candidates if not ctx.catalog.is_a(c.iri, SG.Layer)][:3]
+    if not subjects:
+        layer = next((c for c in ctx.candidates), None)
+        return layer_overview(ctx, layer.iri) if layer else None
+    lines = []
+    confidence = 0.0
+    for cand in subjects:
+        places = placements(ctx, cand.iri)
+        ref = ctx.evidence.entity(cand.iri)
+        if not places:
+            continue
+        via = next((p.via for p in places if p.via), None)
+        text = f"{ref.label} fits in {describe_places(ctx, places, ctx.model_hint)}"
+        if via:
+            text += f", as one of {ctx.catalog.label(via)}"
+        lines.append(sentence(text))
+        confidence = max(confidence, cand.score)
+    if not lines:
+        return None
+    if len(lines) == 1:
+        definition = ctx.catalog.get(subjects[0].iri).definition if ctx.catalog.get(subjects[0].iri) else None
+        if definition and not definition.lower().startswith(
+            ctx.catalog.label(subjects[0].iri).lower() + " is one of"
+        ):
+            lines.append(first_sentences(definition, 350))
+    return ctx.answer(" ".join(lines), intents.FIT, 0.6 + 0.4 * confidence)
+
+
+def layer_overview(ctx: Context, layer: str, limit: int = 14) -> Answer:
+    """What a layer is and what sits in it."""
+    ref = ctx.evidence.entity(layer)
+    rec = ctx.catalog.get(layer)
+    members = layer_members(ctx, layer)
+    head = f"{layer_phrase(ctx.catalog, layer)} is a layer of the {model_name(rec.model if rec else None)}."
+    if rec and rec.definition:
+        head += " " + first_sentences(rec.definition, 300)
+    if members:
+        shown = [ctx.catalog.label(m) for m in members[:limit]]
+        more = f" and {len(members) - limit} more" if len(members) > limit else ""
+        head += f" It holds {join(shown)}{more}."
+    return ctx.answer(head, intents.LIST, 0.85 if ref else 0.5)
+
+
+def layer_members(ctx: Context, layer: str) -> list[str]:
+    """Entities placed in a layer: its listed examples first, then the rest, alphabetically."""
+    facts = ctx.facts(layer)
+    examples = facts.incoming(SG.exampleOf)
+    placed = facts.incoming(SG.fitsIn)
+    for member in examples + placed:
+        ctx.evidence.fact(member, SG.fitsIn if member in placed else SG.exampleOf, layer)
+    rest = sorted((m for m in placed if m not in examples), key=lambda m: ctx.catalog.label(m).lower())
+    ordered = sorted(examples, key=lambda m: ctx.catalog.label(m).lower()) + rest
+    return list(dict.fromkeys(ordered))
+
+
+def list_members(ctx: Context) -> Answer | None:
+    if not ctx.candidates:
+        return None
+    target = ctx.candidates[0]
+    if ctx.catalog.is_a(target.iri, SG.Layer):
+        return layer_overview(ctx, target.iri)
+    facts = ctx.facts(target.iri)
+    narrower = sorted(facts.incoming(SKOS + "broader"), key=lambda m: ctx.catalog.label(m).lower())
+    ref = ctx.evidence.entity(target.iri)
+    if narrower:
+        for member in narrower:
+            ctx.evidence.fact(member, SKOS + "broader", target.iri)
+        text = f"{ref.label}: {join([ctx.catalog.label(m) for m in narrower[:20]])}."
+        definition = ctx.catalog.get(target.iri).definition
+        if definition:
+            text += " " + first_sentences(definition, 400)
+        return ctx.answer(text, intents.LIST, 0.9 * target.score + 0.1)
+    return None
+
+
+def compare(ctx: Context) -> Answer | None:
+    subjects = ctx.candidates[:3]
+    if len(subjects) < 2:
+        return None
+    lines = []
+    for cand in subjects:
+        ref = ctx.evidence.entity(cand.iri)
+        places = placements(ctx, cand.iri)
+        rec = ctx.catalog.get(cand.iri)
+        line = ref.label
+        if places:
+            line += f" sits in {describe_places(ctx, places, ctx.model_hint)}"
+        line = sentence(line)
+        if rec and rec.definition:
+            line += " " + first_sentences(rec.definition, 260)
+        lines.append(line)
+    related = _direct_relation(ctx, subjects[0].iri, subjects[1].iri)
+    if related:
+        lines.append(related)
+    return ctx.answer("\n".join(lines), intents.COMPARE, min(c.score for c in subjects))
+
+
+def _direct_relation(ctx: Context, a: str, b: str) -> str | None:
+    facts = ctx.facts(a)
+    for predicate, values in facts.out.items():
+        if URIRef(b) in values:
+            from stackgraph.graph.answering.evidence import predicate_label
+
+            ctx.evidence.fact(a, predicate, b)
+            return sentence(
+                f"{ctx.catalog.label(a)} {predicate_label(ctx.engine, predicate)} {ctx.catalog.label(b)}"
+            )
+    return None
+
+
+def crosswalk(ctx: Context) -> Answer | None:
+    layers = ctx.of_type("Layer")
+    if not layers:
+        return None
+    lines = []
+    for cand in layers[:2]:
+        facts = ctx.facts(cand.iri)
+        matches = []
+        for name in MAPPINGS:
+            for other in facts.iris(SKOS + name):
+                matches.append((name, other, False))
+            for other in facts.incoming(SKOS + name):
+                matches.append((name, other, True))
+        ctx.evidence.entity(cand.iri)
+        if not matches:
+            continue
+        parts = []
+        for name, other, inverse in sorted(
+            matches, key=lambda m: (MAPPINGS.index(m[0]), _position(ctx, m[1]))
+        ):
+            ctx.evidence.fact(other if inverse else cand.iri, SKOS + name, cand.iri if inverse else other)
+            ctx.evidence.entity(other)
+            parts.append(
+                f"{layer_phrase(ctx.catalog, other, with_model=True)} ({name.replace('Match', ' match')})"
+            )
+        lines.append(f"{layer_phrase(ctx.catalog, cand.iri, with_model=True)} corresponds to {join(parts)}.")
+    if not lines:
+        return None
+    return ctx.answer(" ".join(lines), intents.CROSSWALK, 0.85)
+
+
+def workload_stress(ctx: Context) -> Answer | None:
+    workloads = ctx.of_type("Workload")
+    if not workloads:
+        return None
+    wl = workloads[0].iri
+    facts = ctx.facts(wl)
+    ref = ctx.evidence.entity(wl)
+    levels: dict[str, list[str]] = {}
+    reconstructed = False
+    rank = {"critical": 4, "high": 3, "moderate": 2, "low": 1}
+    for q in facts.qualified.get(str(SG.stress), []):
+        layer, level = q.one(SG.layer), q.one(SG.level)
+        if layer is None or level is None:
+            continue
+        name = str(level).rsplit("#", 1)[-1]
+        levels.setdefault(name, []).append(str(layer))
+        reconstructed |= str(q.one(SG.basis) or "").endswith("reconstructed")
+        ctx.evidence.fact(wl, SG.stress, str(layer), f"{layer_phrase(ctx.catalog, str(layer))} at {name}")
+        ctx.evidence.source_iri(q.one(URIRef(DCT_SOURCE)))
+    if not levels:
+        return None
+    parts = []
+    for name in sorted(levels, key=lambda n: -rank.get(n, 0)):
+        layers = sorted(levels[name], key=lambda layer: _position(ctx, layer))
+        parts.append(f"{name}: {join([layer_phrase(ctx.catalog, layer) for layer in layers])}")
+    text = f"{ref.label} stresses the nine-layer stack as follows — " + "; ".join(parts) + "."
+    if reconstructed:
+        text += (
+            " (Levels reconstructed from the stack matrix, whose cell boundaries were lost in the source.)"
+        )
+    return ctx.answer(text, intents.STRESS, 0.85)
+
+
+#: Which text property a layer-detail question asks for, by its wording.
+_DETAIL = (
+    ("assum", SG.assumption, "assumes"),
+    ("fail", SG.failureMode, "fails by"),
+    ("break", SG.failureMode, "fails by"),
+    ("responsib", SG.responsibility, "is responsible for"),
+    ("own", SG.responsibility, "is responsible for"),
+    ("do", SG.responsibility, "is responsible for"),
+)
+
+
+def layer_detail(ctx: Context) -> Answer | None:
+    layers = ctx.of_type("Layer")
+    if not layers:
+        return None
+    layer = layers[0].iri
+    facts = ctx.facts(layer)
+    low = ctx.question.lower()
+    wanted = [(p, verb) for cue, p, verb in _DETAIL if cue in low] or [
+        (SG.responsibility, "is responsible for")
+    ]
+    parts = []
+    for prop, _verb in wanted[:1] + [w for w in wanted[1:] if w[0] != wanted[0][0]][:1]:
+        for text in facts.texts(prop):
+            ctx.evidence.fact(layer, prop, text)
+            parts.append(sentence(text))
+    if not parts:
+        return None
+    ctx.evidence.entity(layer)
+    head = f"{layer_phrase(ctx.catalog, layer, with_model=True)}: "
+    return ctx.answer(head + " ".join(parts), intents.ASSUME, 0.9)
+
+
+def layer_for_text(ctx: Context) -> Answer | None:
+    """ "Which layer owns scheduling, isolation and rollout?" with no entity named: the layer
+    whose responsibility and description share the most with the question."""
+    model = ctx.model_hint
+    pool = [r.iri for r in ctx.catalog.layers(model)] if model else [r.iri for r in ctx.catalog.layers()]
+    hits = ctx.engine.lexical.search(ctx.question, candidates=pool, k=3)
+    if not hits or hits[0][1] < 0.2:
+        return None
+    layer, score = hits[0]
+    facts = ctx.facts(layer)
+    ctx.evidence.entity(layer)
+    text = f"{layer_phrase(ctx.catalog, layer, with_model=True)} owns that."
+    responsibility = facts.text(SG.responsibility)
+    if responsibility:
+        ctx.evidence.fact(layer, SG.responsibility, responsibility)
+        text += f" It is responsible for {lower_first(responsibility.rstrip('.'))}."
+    rec = ctx.catalog.get(layer)
+    if rec and rec.definition and (not responsibility or rec.definition[:40] not in responsibility):
+        text += " " + first_sentences(rec.definition, 300)
+    return ctx.answer(text, intents.ASSUME, 0.5 + score / 2)

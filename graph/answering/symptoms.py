@@ -1,0 +1,276 @@
+"""Answers about problems: which layer owns a symptom and why, how to diagnose it, how to triage."""
+
+from __future__ import annotations
+
+from rdflib import URIRef
+
+from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.answering.evidence import EntityFacts
+from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.lexical import terms
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import SG
+
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+PROBLEM_TYPES = ("Symptom", "TriageBranch", "Cause", "TriageStep")
+_NEGATION = {
+    "not",
+    "no",
+    "dont",
+    "doesnt",
+    "didnt",
+    "isnt",
+    "arent",
+    "wasnt",
+    "never",
+    "without",
+    "missing",
+    "wrong",
+}
+
+
+def problem_candidates(ctx: Context) -> list[Candidate]:
+    return ctx.of_type(*PROBLEM_TYPES)
+
+
+def descend(ctx: Context, iri: str) -> str:
+    """From a symptom (or a step), follow the triage branches the question's own words select,
+    as deep as they go: "will not start ... stuck in Pending" ends at the Pending branch."""
+    current = iri
+    seen = {iri}
+    question_terms = set(terms(ctx.question))
+    question_words = set(ctx.question.lower().replace("'", "").split())
+    for _ in range(6):
+        facts = ctx.facts(current)
+        steps = facts.iris(SG.triage) + facts.iris(SG.nextStep)
+        if ctx.catalog.is_a(current, SG.TriageStep):
+            steps = [current]
+        best, best_score = None, 0.0
+        for step in steps:
+            step_facts = ctx.facts(step)
+            for branch in step_facts.iris(SG.branch):
+                score = _branch_score(ctx, step_facts, branch, question_terms, question_words)
+                if score > best_score:
+                    best, best_score = branch, score
+        if best is None or best in seen or best_score < 0.5:
+            break
+        seen.add(best)
+        current = best
+    return current
+
+
+def _branch_score(
+    ctx: Context, step: EntityFacts, branch: str, q_terms: set[str], q_words: set[str]
+) -> float:
+    facts = ctx.facts(branch)
+    answer = " ".join(facts.texts(SG.answer))
+    answer_terms = set(terms(answer))
+    low = answer.lower().strip(" ?.")
+    if low in ("yes", "no"):
+        asked = set(terms(" ".join(step.texts(SG.question))))
+        if not asked or len(asked & q_terms) < max(1, len(asked) // 2):
+            return 0.0
+        negated = bool(q_words & _NEGATION)
+        return 1.0 if (low == "no") == negated else 0.0
+    if not answer_terms:
+        return 0.0
+    weight = ctx.engine.lexical.weight
+    covered = sum(weight(t) for t in answer_terms & q_terms)
+    return covered / sum(weight(t) for t in answer_terms)
+
+
+def owner_of_symptom(ctx: Context) -> Answer | None:
+    problems = problem_candidates(ctx)
+    if not problems:
+        return None
+    target = descend(ctx, problems[0].iri)
+    text = explain_problem(ctx, target)
+    if not text:
+        return None
+    return ctx.answer(text, intents.OWNER, 0.55 + 0.45 * problems[0].score)
+
+
+def explain_problem(ctx: Context, iri: str) -> str:
+    """Owner layers, likely causes and where to look for a symptom, branch or cause."""
+    facts = ctx.facts(iri)
+    ref = ctx.evidence.entity(iri)
+    owners = facts.iris(SG.ownedBy) + [
+        layer for layer in facts.iris(SG.leadsTo) if layer not in facts.iris(SG.ownedBy)
+    ]
+    causes = facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause)
+    conclusion = facts.text(SG.conclusion)
+    parts: list[str] = []
+    label = ref.label
+    if conclusion:
+        ctx.evidence.fact(iri, SG.conclusion, conclusion)
+        parts.append(sentence(f"{label} points to {conclusion}"))
+    if causes:
+        cause_texts = []
+        for cause in causes[:4]:
+            ctx.evidence.fact(iri, SG.likelyCause, cause)
+            ctx.evidence.entity(cause)
+            rec = ctx.catalog.get(cause)
+            text = rec.label if rec else cause
+            if rec and rec.definition and len(causes) <= 2 and rec.definition.lower() != text.lower():
+                text += f" ({first_sentences(rec.definition, 220).rstrip('.')})"
+            cause_texts.append(text)
+            owners += [
+                layer for layer in ctx.facts(cause).iris(SG.ownedBy) if layer not in owners and not owners
+            ]
+        lead = "Likely cause" if len(cause_texts) == 1 else "Likely causes"
+        parts.append(f"{lead}: {join(cause_texts, 'or')}.")
+    if owners:
+        for layer in owners:
+            ctx.evidence.fact(iri, SG.ownedBy, layer)
+            ctx.evidence.entity(layer)
+        parts.insert(0, f"{label} is owned by {_layers_by_model(ctx, owners)}.")
+    if not parts and ref:
+        rec = ctx.catalog.get(iri)
+        if rec and rec.definition:
+            parts.append(f"{label}: {first_sentences(rec.definition, 400)}")
+    look = where_to_look(ctx, iri, facts)
+    if look:
+        parts.append(f"Where to look: {join(look)}.")
+    for note in [n for n in facts.texts(SG.note) if len(n) >= 40][:1]:
+        if len(" ".join(parts)) + len(note) < 900:
+            parts.append(sentence(first_sentences(note, 300)))
+    return " ".join(parts)
+
+
+def _layers_by_model(ctx: Context, layers: list[str]) -> str:
+    by_model: dict[str, list[str]] = {}
+    for layer in layers:
+        rec = ctx.catalog.get(layer)
+        by_model.setdefault(rec.model if rec and rec.model else "", []).append(layer)
+    from stackgraph.graph.answering.text import model_name
+
+    chunks = []
+    for model, members in sorted(by_model.items(), key=lambda kv: kv[0] != (ctx.model_hint or kv[0])):
+        members.sort(key=lambda layer: ctx.engine.layer_positions.get(layer, 99))
+        chunks.append(f"{join([layer_phrase(ctx.catalog, m) for m in members])} in the {model_name(model)}")
+    return "; ".join(chunks)
+
+
+def where_to_look(ctx: Context, iri: str, facts: EntityFacts) -> list[str]:
+    found = []
+    for target in facts.iris(SG.whereToLook) + facts.iris(SG.diagnosedBy):
+        ctx.evidence.fact(iri, SG.whereToLook, target)
+        ctx.evidence.entity(target)
+        found.append(diagnostic_name(ctx, target))
+    if not found:
+        for text in facts.texts(SG.whereToLook):
+            found.append(text)
+    return list(dict.fromkeys(found))
+
+
+def diagnostic_name(ctx: Context, iri: str) -> str:
+    facts = ctx.facts(iri)
+    command = facts.text(SG.commandText)
+    if command:
+        ctx.evidence.fact(iri, SG.commandText, command)
+        return f"`{one_line(command)}`"
+    return ctx.catalog.label(iri)
+
+
+def one_line(command: str) -> str:
+    """A command as one line: shell continuations joined, runs of blanks folded."""
+    return " ".join(command.replace("\\\n", "").split())
+
+
+def diagnose(ctx: Context) -> Answer | None:
+    """Commands, tools and metrics for what the question names, else for what it describes."""
+    found: list[tuple[str, str]] = []  # (diagnostic, subject it checks)
+    subjects = ctx.candidates[:3]
+    for cand in subjects:
+        iri = cand.iri
+        if ctx.catalog.is_a(iri, SG.Diagnostic):
+            found.append((iri, iri))
+            continue
+        target = descend(ctx, iri) if ctx.catalog.is_a(iri, SG.Symptom) else iri
+        facts = ctx.facts(target)
+        for diag in facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook):
+            found.append((diag, target))
+        if not facts.iris(SG.diagnosedBy):
+            for cause in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause):
+                found += [(d, cause) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
+    if not found:
+        pool = ctx.engine.diagnostics
+        hits = ctx.engine.lexical.search(ctx.question, candidates=pool, k=3)
+        semantic = [(iri, s) for iri, s, _ in ctx.engine.linker.semantic(ctx.question, k=8) if iri in pool]
+        best = _merge(hits, semantic)
+        if best and best[0][1] >= 0.35:
+            found = [(best[0][0], best[0][0])]
+            found += [(iri, iri) for iri, s in best[1:2] if s >= max(0.45, best[0][1] - 0.05)]
+    if not found:
+        return None
+    lines = []
+    seen = set()
+    for diag, subject in found:
+        if diag in seen:
+            continue
+        seen.add(diag)
+        if subject != diag:
+            ctx.evidence.fact(subject, SG.diagnosedBy, diag)
+        ctx.evidence.entity(diag)
+        facts = ctx.facts(diag)
+        name = diagnostic_name(ctx, diag)
+        what = facts.text(SG.shows) or (ctx.catalog.get(diag).definition if ctx.catalog.get(diag) else None)
+        if what:
+            ctx.evidence.fact(diag, SG.shows, what)
+            line = (
+                f"Run {name}: {first_sentences(what, 260)}"
+                if name.startswith("`")
+                else f"Use {name}: {first_sentences(what, 260)}"
+            )
+        else:
+            line = f"Use {name}."
+        lines.append(sentence(line))
+        if len(lines) == 4:
+            break
+    if subjects and not ctx.catalog.is_a(subjects[0].iri, SG.Diagnostic):
+        head = f"To check {ctx.catalog.label(subjects[0].iri)}:"
+        lines.insert(0, head)
+    score = subjects[0].score if subjects else 0.7
+    return ctx.answer(" ".join(lines), intents.DIAGNOSE, 0.5 + 0.5 * score)
+
+
+def _merge(*lists: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    scores: dict[str, float] = {}
+    for items in lists:
+        for iri, score in items:
+            scores[iri] = max(scores.get(iri, 0.0), score)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def triage_overview(ctx: Context) -> Answer | None:
+    problems = problem_candidates(ctx)
+    if not problems:
+        return None
+    symptom = problems[0].iri
+    facts = ctx.facts(symptom)
+    steps = facts.iris(SG.triage)
+    if not steps:
+        return owner_of_symptom(ctx)
+    ctx.evidence.entity(symptom)
+    lines = []
+    for step in steps:
+        step_facts = ctx.facts(step)
+        question = step_facts.text(SG.question) or ctx.catalog.label(step)
+        action = step_facts.text(SG.action)
+        ctx.evidence.fact(symptom, SG.triage, step)
+        line = f"Triage for {ctx.catalog.label(symptom)}: {question}"
+        if action:
+            line += f" ({action})"
+        lines.append(line)
+        for branch in step_facts.iris(SG.branch):
+            b = ctx.facts(branch)
+            ctx.evidence.fact(step, SG.branch, branch)
+            answer = b.text(SG.answer) or ctx.catalog.label(branch)
+            conclusion = b.text(SG.conclusion) or ""
+            layers = [layer_phrase(ctx.catalog, layer) for layer in b.iris(SG.leadsTo)]
+            lines.append(f"- {answer} → {conclusion}" + (f" ({join(layers)})" if layers else ""))
+    return ctx.answer("\n".join(lines), intents.TRIAGE, 0.9)
+
+
+__all__ = ["owner_of_symptom", "diagnose", "triage_overview", "explain_problem", "URIRef"]

@@ -1,0 +1,81 @@
+"""Small helpers that turn graph values into sentences a person would write."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stackgraph.graph.catalog import Catalog
+
+#: The longest answer text any surface gets (the evaluation contract says 1,200).
+MAX_ANSWER_CHARS = 1200
+
+_MODEL_SHORT = {
+    "https://w3id.org/stackgraph/id/nine-layer-model": "nine-layer model",
+    "https://w3id.org/stackgraph/id/eight-layer-map": "eight-layer operational map",
+}
+
+
+def model_name(model_iri: str | None) -> str:
+    return _MODEL_SHORT.get(model_iri or "", "layer model")
+
+
+def layer_phrase(catalog: Catalog, iri: str, with_model: bool = False) -> str:
+    """ "L8 Node Interconnect", optionally "(nine-layer model)" after it."""
+    rec = catalog.get(iri)
+    if rec is None:
+        return catalog.label(iri)
+    text = f"{rec.code} {rec.label}" if rec.code else rec.label
+    if with_model and rec.model:
+        text += f" ({model_name(rec.model)})"
+    return text
+
+
+def join(items: Sequence[str], word: str = "and") -> str:
+    items = [i for i in items if i]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def first_sentences(text: str, limit: int = 400) -> str:
+    """The leading sentences of a text that fit in ``limit`` characters (at least one, cut)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    out = ""
+    for sentence in sentences:
+        if len(out) + len(sentence) + 1 > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out or text[: limit - 1].rstrip() + "…"
+
+
+def sentence(text: str) -> str:
+    text = text.strip()
+    if text and text[-1] not in ".!?:)":
+        text += "."
+    return text[0].upper() + text[1:] if text and text[0].islower() else text
+
+
+def clip(text: str, limit: int = MAX_ANSWER_CHARS) -> str:
+    """Cut a composed answer to the limit at a sentence or line boundary."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    boundary = max(cut.rfind(". "), cut.rfind("\n"))
+    if boundary > limit * 0.6:
+        return cut[: boundary + 1].rstrip()
+    return cut.rstrip() + "…"
+
+
+def lower_first(text: str) -> str:
+    """ "The accelerator" -> "the accelerator", leaving acronyms ("NCCL", "GPUs") alone."""
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text

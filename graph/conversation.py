@@ -1,0 +1,62 @@
+"""Conversation state: what earlier turns were about, so follow-ups can say "it" and "that layer".
+
+A conversation remembers the entities each answer was about (most recent first) and the layers it
+named. It holds no graph data, only IRIs, so it is cheap to keep many (the MCP server keeps one per
+conversation id).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from stackgraph.graph.model import Answer
+
+#: Words that make a question lean on an earlier turn.
+_FOLLOW_UP = re.compile(
+    r"\b(it|its|it's|that|this|they|them|their|those|these|there|same|else|too|also|one)\b|^\s*(and|what about|how about|so)\b",
+    re.IGNORECASE,
+)
+_LAYER_REFERENCE = re.compile(r"\b(that|this|the same|same)\s+layer\b", re.IGNORECASE)
+
+
+@dataclass
+class Turn:
+    question: str
+    intent: str
+    focus: str | None  # the IRI the answer was mainly about
+    layers: tuple[str, ...]  # the layer IRIs it named
+
+
+@dataclass
+class Conversation:
+    """The turns so far; ``remember`` is called by the engine after each answer."""
+
+    turns: list[Turn] = field(default_factory=list)
+    max_turns: int = 20
+
+    def remember(self, answer: Answer) -> None:
+        focus = next((e.iri for e in answer.entities if not e.code), None)
+        if focus is None and answer.entities:
+            focus = answer.entities[0].iri
+        layers = tuple(e.iri for e in answer.entities if e.code)
+        self.turns.append(Turn(answer.question, answer.intent, focus, layers))
+        del self.turns[: -self.max_turns]
+
+    @property
+    def focus(self) -> str | None:
+        """The entity the last answered turn was about."""
+        return next((t.focus for t in reversed(self.turns) if t.focus), None)
+
+    @property
+    def last_layer(self) -> str | None:
+        """The layer most recently named (for "that layer")."""
+        return next((t.layers[0] for t in reversed(self.turns) if t.layers), None)
+
+    @staticmethod
+    def leans_on_context(question: str) -> bool:
+        return bool(_FOLLOW_UP.search(question))
+
+    @staticmethod
+    def refers_to_layer(question: str) -> bool:
+        return bool(_LAYER_REFERENCE.search(question))

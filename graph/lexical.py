@@ -1,0 +1,139 @@
+"""Word-overlap retrieval over entity names and the graph's sentences.
+
+Between exact names (linking) and meaning (embeddings) sits plain word overlap: "fewer workers
+are running" shares its content words with the triage branch "Fewer workers running?", and "which
+layer owns scheduling, isolation and rollout" with the responsibility of the Kubernetes layer. Words
+are folded by a light stemmer and weighted by how rare they are in the graph (IDF), so that
+"layer" or "GPU" count for little and "rollout" or "chunks" for much.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from stackgraph.graph.catalog import normalize
+from stackgraph.graph.linking import STOPWORDS
+
+_SPLIT = re.compile(r"[a-z0-9]+")
+
+#: Text properties whose sentences describe their subject (weighted below names).
+TEXT_PROPERTIES = (
+    "http://www.w3.org/2004/02/skos/core#definition",
+    "https://w3id.org/stackgraph/ns#note",
+    "https://w3id.org/stackgraph/ns#reason",
+    "https://w3id.org/stackgraph/ns#responsibility",
+    "https://w3id.org/stackgraph/ns#assumption",
+    "https://w3id.org/stackgraph/ns#failureMode",
+    "https://w3id.org/stackgraph/ns#shows",
+    "https://w3id.org/stackgraph/ns#conclusion",
+    "https://w3id.org/stackgraph/ns#answer",
+    "https://w3id.org/stackgraph/ns#question",
+    "https://w3id.org/stackgraph/ns#action",
+    "https://w3id.org/stackgraph/ns#role",
+    "https://w3id.org/stackgraph/ns#commandText",
+    "http://www.w3.org/2000/01/rdf-schema#comment",
+)
+
+
+def stem(word: str) -> str:
+    """A deliberately small stemmer: enough to meet "branches"/"branch", "running"/"run"."""
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)] + keep
+            break
+    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiousl":
+        word = word[:-1]  # running -> runn -> run
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """Content-word stems of a text."""
+    return [
+        stem(w)
+        for w in _SPLIT.findall(normalize(text).replace("-", " "))
+        if w not in STOPWORDS and len(w) > 1
+    ]
+
+
+@dataclass
+class _Doc:
+    name_terms: set[str]
+    text_terms: set[str]
+
+
+class LexicalIndex:
+    """IDF-weighted word overlap between a query and each entity's names and sentences."""
+
+    def __init__(self, docs: dict[str, tuple[Iterable[str], Iterable[str]]]) -> None:
+        """``docs`` maps an IRI to (its names, its sentences)."""
+        self.docs: dict[str, _Doc] = {}
+        #: The sentences each entity was indexed with (the semantic index embeds them too).
+        self.sentences: dict[str, list[str]] = {}
+        frequency: dict[str, int] = defaultdict(int)
+        for iri, (names, texts) in docs.items():
+            doc = _Doc(set(), set())
+            for name in names:
+                doc.name_terms.update(terms(name))
+            self.sentences[iri] = list(texts)
+            for text in self.sentences[iri]:
+                doc.text_terms.update(terms(text))
+            self.docs[iri] = doc
+            for term in doc.name_terms | doc.text_terms:
+                frequency[term] += 1
+        total = max(1, len(self.docs))
+        self.idf = {t: math.log(1 + total / f) for t, f in frequency.items()}
+        self._default_idf = math.log(1 + total)
+
+    def weight(self, term: str) -> float:
+        return self.idf.get(term, self._default_idf)
+
+    def score(self, query_terms: set[str], iri: str) -> float:
+        """0-1: how well the entity matches the query.
+
+        The better of two readings: the query names the entity (its words cover the entity's
+        names), or the query describes it (its words are found in the entity's names and sentences).
+        """
+        doc = self.docs.get(iri)
+        if doc is None or not query_terms:
+            return 0.0
+        total = sum(self.weight(t) for t in query_terms)
+        in_names = sum(self.weight(t) for t in query_terms & doc.name_terms)
+        in_texts = sum(self.weight(t) for t in (query_terms & doc.text_terms) - doc.name_terms)
+        named = 0.0
+        if doc.name_terms:
+            name_total = sum(self.weight(t) for t in doc.name_terms)
+            named = 0.5 * (in_names / total) + 0.5 * (in_names / name_total)
+        described = 0.85 * (in_names + in_texts) / total
+        return max(named, described)
+
+    def search(
+        self, text: str, candidates: Iterable[str] | None = None, k: int = 10
+    ) -> list[tuple[str, float]]:
+        query_terms = set(terms(text))
+        pool = candidates if candidates is not None else self.docs.keys()
+        scored = [(iri, self.score(query_terms, iri)) for iri in pool]
+        scored = [(iri, s) for iri, s in scored if s > 0]
+        scored.sort(key=lambda item: (-item[1], item[0]))
+        return scored[:k]
+
+
+def build_lexical_index(engine) -> LexicalIndex:
+    """Names and sentences of every entity in the engine's catalog (one SPARQL query)."""
+    from stackgraph.graph.catalog import PREFIX_DECL
+
+    values = " ".join(f"<{p}>" for p in TEXT_PROPERTIES)
+    query = PREFIX_DECL + (
+        "SELECT ?e ?t WHERE { { ?e ?p ?t . VALUES ?p { " + values + " } FILTER(isLiteral(?t)) } "
+        "UNION { ?e sg:placement ?q . ?q sg:role ?t } }"
+    )
+    texts: dict[str, list[str]] = defaultdict(list)
+    for row in engine.graph.query(query):
+        texts[str(row.e)].append(str(row.t))
+    docs = {}
+    for iri, rec in engine.catalog.records.items():
+        docs[iri] = (engine.catalog.all_labels(rec), texts.get(iri, []))
+    return LexicalIndex(docs)

@@ -1,0 +1,457 @@
+"""Entity linking: from the words of a question to the entities of the graph.
+
+Matching runs cheapest first and stops as soon as it is sure:
+1. exact surface forms: labels, alternative and hidden labels, their parenthesised acronyms and
+   simple plural/singular variants, found as the longest non-overlapping word runs;
+2. layer codes ("L5", "layer 5"), qualified by the model the question names ("eight-layer",
+   "operational map") and the nine-layer model by default;
+3. fuzzy spelling (rapidfuzz) for words that matched nothing;
+4. semantic matching with the packaged MiniLM model over the labels and the graph's sentences,
+   only when 1-3 leave the question without an entity (the model is loaded on first need).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz, process
+
+from stackgraph.graph.catalog import EntityRecord, normalize
+from stackgraph.graph.model import EntityRef, UnknownEntity
+from stackgraph.graph.store import KG, SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
+#: Single words too common to name an entity on their own, whatever a label says.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "into",
+        "onto",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "how",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "where",
+        "when",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "may",
+        "might",
+        "must",
+        "i",
+        "we",
+        "you",
+        "it",
+        "its",
+        "it's",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "my",
+        "our",
+        "your",
+        "their",
+        "me",
+        "us",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "as",
+        "if",
+        "then",
+        "than",
+        "so",
+        "not",
+        "no",
+        "yes",
+        "all",
+        "any",
+        "some",
+        "each",
+        "every",
+        "other",
+        "else",
+        "more",
+        "most",
+        "less",
+        "fit",
+        "fits",
+        "sit",
+        "sits",
+        "go",
+        "goes",
+        "belong",
+        "belongs",
+        "layer",
+        "layers",
+        "stack",
+        "model",
+        "models",
+        "use",
+        "used",
+        "using",
+        "about",
+        "tell",
+        "explain",
+        "show",
+        "check",
+        "test",
+        "get",
+        "give",
+        "make",
+        "between",
+        "vs",
+        "versus",
+        "compare",
+        "difference",
+        "same",
+        "like",
+        "also",
+        "just",
+        "only",
+        "one",
+        "two",
+        "three",
+        "up",
+        "down",
+        "out",
+        "over",
+        "under",
+        "through",
+        "mean",
+        "means",
+    ]
+)
+
+_PAREN = re.compile(r"\s*\(([^)]*)\)\s*")
+_LAYER_CODE = re.compile(r"\b(?:l|layer\s*)([1-9])\b|\b(cp|s)\s+layer\b", re.IGNORECASE)
+_EIGHT_CUES = (
+    "eight-layer",
+    "eight layer",
+    "8-layer",
+    "8 layer",
+    "operational map",
+    "operational model",
+    "operations map",
+    "ops map",
+)
+_NINE_CUES = ("nine-layer", "nine layer", "9-layer", "9 layer", "co-design", "codesign")
+
+#: Semantic matches below this cosine are not evidence of anything.
+SEMANTIC_MIN = 0.45
+#: Fuzzy matches below this score (0-100) are ignored.
+FUZZY_MIN = 88
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A run of the question's words that names an entity."""
+
+    iri: str
+    start: int  # word index
+    end: int  # word index, exclusive
+    surface: str
+    score: float
+    how: str  # "exact", "code", "fuzzy", "semantic"
+
+
+def _variants(label: str) -> set[str]:
+    """The forms under which a label is matched."""
+    forms = {normalize(label)}
+    inner = _PAREN.findall(label)
+    outer = _PAREN.sub(" ", label).strip()
+    if inner:
+        forms.add(normalize(outer))
+        for text in inner:
+            for piece in re.split(r",|;|/| or ", text):
+                if len(normalize(piece)) >= 2:
+                    forms.add(normalize(piece))
+    for form in list(forms):
+        words = form.split()
+        if not words:
+            continue
+        last = words[-1]
+        if len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
+            forms.add(" ".join([*words[:-1], last[:-1]]))
+        elif len(last) > 2 and last.isalpha():
+            forms.add(" ".join([*words[:-1], last + "s"]))
+    return {f for f in forms if f}
+
+
+class Linker:
+    """Finds entities in text. Built once per engine; read-only afterwards."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.catalog = engine.catalog
+        self.forms: dict[str, set[str]] = defaultdict(set)
+        self.primary: dict[str, set[str]] = defaultdict(set)  # forms from rdfs:label only
+        for rec in self.catalog.records.values():
+            for label in self.catalog.all_labels(rec):
+                for form in _variants(label):
+                    self.forms[form].add(rec.iri)
+            for form in _variants(rec.label):
+                self.primary[form].add(rec.iri)
+        self.max_words = max((len(f.split()) for f in self.forms), default=1)
+        self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+        self._semantic = None
+        self._semantic_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ mentions
+
+    def mentions(self, text: str, fuzzy: bool = True) -> list[Mention]:
+        """Entities named in ``text``, longest match first, without overlaps, in text order."""
+        words = normalize(text).split()
+        model = self.model_hint(text)
+        taken = [False] * len(words)
+        found: list[Mention] = []
+        for size in range(min(self.max_words, len(words)), 0, -1):
+            for start in range(0, len(words) - size + 1):
+                if any(taken[start : start + size]):
+                    continue
+                form = " ".join(words[start : start + size])
+                iris = self.forms.get(form)
+                if not iris or (size == 1 and (form in STOPWORDS or len(form) < 2)):
+                    continue
+                for iri in self._rank(iris, form, model):
+                    found.append(Mention(iri, start, start + size, form, 1.0, "exact"))
+                    break
+                for i in range(start, start + size):
+                    taken[i] = True
+        found += self._layer_codes(text, words, taken, model)
+        if fuzzy:
+            found += self._fuzzy(words, taken)
+        found.sort(key=lambda m: m.start)
+        return found
+
+    def _rank(self, iris: set[str], form: str, model: str | None) -> list[str]:
+        """Order candidates for one surface form: rdfs:label matches over alternative labels,
+        the model the question names, then the more central entity (more sources)."""
+
+        def key(iri: str) -> tuple:
+            rec = self.catalog.get(iri)
+            in_model = 0
+            if rec is not None and rec.model:
+                wanted = model or str(KG["nine-layer-model"])
+                in_model = 0 if rec.model == wanted else 1
+            primary = 0 if iri in self.primary.get(form, ()) else 1
+            return (in_model, primary, -len(rec.sources) if rec else 0, iri)
+
+        return sorted(iris, key=key)
+
+    def model_hint(self, text: str) -> str | None:
+        low = text.lower()
+        if any(cue in low for cue in _EIGHT_CUES):
+            return str(KG["eight-layer-map"])
+        if any(cue in low for cue in _NINE_CUES):
+            return str(KG["nine-layer-model"])
+        return None
+
+    def _layer_codes(
+        self, text: str, words: list[str], taken: list[bool], model: str | None
+    ) -> list[Mention]:
+        found = []
+        for i, word in enumerate(words):
+            if taken[i]:
+                continue
+            match = re.fullmatch(r"l([1-9])", word)
+            number = match.group(1) if match else None
+            if (
+                number is None
+                and word == "layer"
+                and i + 1 < len(words)
+                and re.fullmatch(r"[1-9]", words[i + 1])
+            ):
+                number = words[i + 1]
+            if number is None:
+                continue
+            layer = self.layer_by_code(f"L{number}", model)
+            if layer:
+                found.append(Mention(layer, i, i + 1, word, 1.0, "code"))
+                taken[i] = True
+        return found
+
+    def layer_by_code(self, code: str, model: str | None = None) -> str | None:
+        model = model or str(KG["nine-layer-model"])
+        for rec in self.catalog.layers(model):
+            if rec.code and rec.code.lower() == code.lower():
+                return rec.iri
+        return None
+
+    def _fuzzy(self, words: list[str], taken: list[bool]) -> list[Mention]:
+        found = []
+        for size in (3, 2, 1):
+            for start in range(0, len(words) - size + 1):
+                if any(taken[start : start + size]):
+                    continue
+                chunk = words[start : start + size]
+                if size == 1 and (chunk[0] in STOPWORDS or len(chunk[0]) < 5):
+                    continue
+                if all(w in STOPWORDS for w in chunk):
+                    continue
+                form = " ".join(chunk)
+                best = process.extractOne(
+                    form, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_MIN
+                )
+                if best is None:
+                    continue
+                iri = self._rank(self.forms[best[0]], best[0], None)[0]
+                found.append(Mention(iri, start, start + size, form, best[1] / 100, "fuzzy"))
+                for i in range(start, start + size):
+                    taken[i] = True
+        return found
+
+    # ------------------------------------------------------------------ semantic
+
+    def semantic_index(self):
+        """The embedding index over labels and sentences, built or loaded from cache once."""
+        if self._semantic is None:
+            with self._semantic_lock:
+                if self._semantic is None:
+                    from stackgraph.graph.semantic import SemanticIndex
+
+                    self._semantic = SemanticIndex.for_engine(self.engine)
+        return self._semantic
+
+    def semantic(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:
+        """(iri, cosine, matched text) for the entities whose labels or sentences mean what
+        ``text`` means, best first; empty when semantic matching is off or unavailable."""
+        if not self.engine.semantic or not text.strip():
+            return []
+        return self.semantic_index().search(text, k=k)
+
+    # ------------------------------------------------------------------ names
+
+    def resolve(self, name: str, model: str | None = None) -> EntityRef:
+        """One entity for a name (see Engine.resolve)."""
+        name = name.strip()
+        if not name:
+            raise UnknownEntity(name)
+        if name in self.catalog:
+            return self.catalog.ref(name)
+        if ":" in name and not name.startswith("http"):
+            prefix, _, local = name.partition(":")
+            from stackgraph.graph.store import PREFIXES
+
+            if prefix in PREFIXES and PREFIXES[prefix] + local in self.catalog:
+                return self.catalog.ref(PREFIXES[prefix] + local)
+        model_iri = {"nine": str(KG["nine-layer-model"]), "eight": str(KG["eight-layer-map"])}.get(
+            model or "", model
+        )
+        code = re.fullmatch(r"(?:layer\s*)?(l[1-9]|s|cp)", name.lower())
+        if code:
+            layer = self.layer_by_code(code.group(1).upper(), model_iri or self.model_hint(name))
+            if layer:
+                return self.catalog.ref(layer)
+        form = normalize(name)
+        iris = self.forms.get(form)
+        if iris:
+            return self.catalog.ref(self._rank(iris, form, model_iri)[0])
+        mentions = self.mentions(name)
+        covered = sum(m.end - m.start for m in mentions)
+        if len(mentions) == 1 and covered >= max(1, len(form.split()) - 1):
+            return self.catalog.ref(mentions[0].iri, score=mentions[0].score)
+        raise UnknownEntity(name, tuple(self.closest(name)))
+
+    def closest(self, text: str, limit: int = 5) -> list[EntityRef]:
+        """The entities whose names are nearest to ``text`` (for suggestions): shared words first,
+        then close spellings of its longer words, then meaning when the model is available."""
+        seen: dict[str, float] = {}
+        for iri, score in self.engine.lexical.search(text, k=limit * 2):
+            seen[iri] = max(seen.get(iri, 0.0), score)
+        for word in {w for w in normalize(text).split() if len(w) >= 4 and w not in STOPWORDS}:
+            best = process.extractOne(word, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=70)
+            if best is not None:
+                for iri in self.forms[best[0]]:
+                    seen[iri] = max(seen.get(iri, 0.0), best[1] / 100 * 0.8)
+        for iri, score, _ in self.semantic(text, k=limit):
+            seen[iri] = max(seen.get(iri, 0.0), score)
+        if not seen and normalize(text):
+            for choice, score, _ in process.extract(
+                normalize(text), list(self.forms), scorer=fuzz.WRatio, limit=limit
+            ):
+                for iri in self.forms[choice]:
+                    seen[iri] = max(seen.get(iri, 0.0), score / 100 * 0.5)
+        ranked = sorted(seen.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return [self.catalog.ref(iri, score=score) for iri, score in ranked]
+
+    def search(
+        self, text: str, type: str | None = None, limit: int = 10, offset: int = 0
+    ) -> tuple[list[EntityRef], int]:
+        """Entities matching text (names first, then close spellings, then meaning)."""
+        form = normalize(text)
+        scores: dict[str, float] = {}
+        for mention in self.mentions(text):
+            scores[mention.iri] = max(
+                scores.get(mention.iri, 0.0), 1.0 if mention.how != "fuzzy" else mention.score
+            )
+        if form:
+            for choice, score, _ in process.extract(form, list(self.forms), scorer=fuzz.WRatio, limit=60):
+                if score >= 70:
+                    for iri in self.forms[choice]:
+                        scores[iri] = max(scores.get(iri, 0.0), score / 100 * 0.95)
+        for iri, score, _ in self.semantic(text, k=20):
+            if score >= SEMANTIC_MIN:
+                scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
+        records = [(self.catalog.get(i), s) for i, s in scores.items()]
+        if type:
+            records = [(r, s) for r, s in records if r is not None and _has_type(self, r, type)]
+        ranked = sorted(
+            ((r, s) for r, s in records if r is not None), key=lambda rs: (-rs[1], rs[0].label.lower())
+        )
+        page = ranked[offset : offset + limit]
+        return [self.catalog.ref(r.iri, score=s) for r, s in page], len(ranked)
+
+
+def _has_type(linker: Linker, rec: EntityRecord, wanted: str) -> bool:
+    wanted_norm = normalize(wanted).replace(" ", "")
+    for t in rec.types:
+        local = t.rsplit("#", 1)[-1].lower()
+        label = normalize(rec.type_labels.get(t, "")).replace(" ", "")
+        if wanted_norm in (local, label) or (
+            t.startswith(str(SG)) and linker.catalog.is_a(rec.iri, SG[wanted.strip()])
+        ):
+            return True
+    return any(
+        linker.catalog.is_a(rec.iri, SG[w]) for w in (wanted.strip(), wanted.strip().title().replace(" ", ""))
+    )

@@ -1,0 +1,218 @@
+"""A remote SPARQL 1.1 triplestore as the graph: ``--store URL`` reads it, ``stackgraph push`` fills it.
+
+Both go through rdflib's own protocol clients (SPARQLStore for queries, SPARQLUpdateStore for
+updates), so any SPARQL 1.1 server works; Oxigraph server and Virtuoso are the ones tested.
+
+- ``--store`` takes the *query* endpoint (Oxigraph: ``http://host:7878/query``, Virtuoso:
+  ``http://host:8890/sparql``). To read one named graph instead of the server's default graph, add
+  the protocol's own parameter: ``http://host:7878/query?default-graph-uri=https://example.org/g``.
+- ``push`` takes the *update* endpoint (Oxigraph: ``/update``; Virtuoso: ``/sparql`` after granting
+  SPARQL_UPDATE) and sends ``INSERT DATA`` in batches. Blank nodes are only the same node within
+  one request, so every group of triples joined by blank nodes travels in a single batch (as
+  ``INSERT {...} WHERE {}``, the form Virtuoso accepts blank nodes in).
+- ``--data`` with ``--store`` is refused: the remote store is the whole graph, and silently mixing
+  local files into some answers and not into others (SPARQL sent to the server would not see
+  them) would be worse than an error. Push the files instead (``stackgraph push URL --data F``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import urllib.error
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import rdflib
+from rdflib.plugins.stores.sparqlstore import SPARQLStore, SPARQLUpdateStore
+from rdflib.term import BNode, Node
+
+from stackgraph.graph.store import PREFIXES, DataFileError, LoadedGraph
+
+#: Triples per INSERT DATA request; Virtuoso wants at most about 1,000.
+DEFAULT_BATCH = 500
+
+_COUNT_QUERY = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+Triple = tuple[Node, Node, Node]
+
+
+class RemoteStoreError(DataFileError):
+    """The remote store cannot be used. A DataFileError, so every surface already reports it as one
+    line ("URL: reason") the way it reports a bad ``--data`` file."""
+
+
+def _reason(error: BaseException) -> str:
+    """One line for the user. rdflib's connector hides urllib errors behind a ValueError ("You did
+    something wrong..."), so look down the exception chain for the real one first."""
+    link: BaseException | None = error
+    while link is not None:
+        if isinstance(link, urllib.error.URLError):
+            error = link
+            break
+        link = link.__cause__ or link.__context__
+    if isinstance(error, urllib.error.HTTPError):
+        try:
+            body = error.read().decode("utf-8", "replace").strip().splitlines()
+        except Exception:  # the body is a courtesy; the status line is enough
+            body = []
+        return f"HTTP {error.code} {error.reason}" + (f": {body[0][:200]}" if body else "")
+    if isinstance(error, urllib.error.URLError):
+        return f"cannot reach the endpoint ({error.reason})"
+    return " ".join(str(error).split())[:300] or type(error).__name__
+
+
+def describe_error(error: BaseException) -> str:
+    """The one-line reason a request to a remote store failed (for the SPARQL guard's messages)."""
+    return _reason(error)
+
+
+def split_store_url(url: str) -> tuple[str, str | None]:
+    """(endpoint, default graph IRI): a ``default-graph-uri`` query parameter names the graph."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise RemoteStoreError(url, "the store must be an http(s) URL of a SPARQL query endpoint")
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    graphs = [value for key, value in params if key == "default-graph-uri"]
+    rest = urlencode([(key, value) for key, value in params if key != "default-graph-uri"])
+    return urlunsplit(parts._replace(query=rest)), (graphs[0] if graphs else None)
+
+
+def remote_graph(store_url: str) -> rdflib.Graph:
+    """An rdflib Graph whose every query goes to the endpoint (rdflib's SPARQLStore, XML results)."""
+    endpoint, graph_iri = split_store_url(store_url)
+    store = SPARQLStore(query_endpoint=endpoint)
+    graph = rdflib.Graph(store=store, identifier=rdflib.URIRef(graph_iri) if graph_iri else None)
+    for prefix, iri in PREFIXES.items():
+        store.bind(prefix, rdflib.URIRef(iri), override=True)
+    return graph
+
+
+def count_triples(graph: rdflib.Graph) -> int:
+    return int(next(iter(graph.query(_COUNT_QUERY))).n)
+
+
+def open_remote(store_url: str, data_paths: list[Path]) -> LoadedGraph:
+    """The graph behind ``--store URL``. Raises RemoteStoreError when it cannot be used.
+
+    ``content_hash`` keys caches (the embedding index): it hashes the URL and the triple count, one
+    cheap query; a same-size edit on the server is not noticed until the count changes.
+    """
+    if data_paths:
+        raise RemoteStoreError(
+            data_paths[0],
+            f"--data cannot be combined with --store; load the file into the store first: "
+            f"stackgraph push UPDATE_URL --data {data_paths[0]}",
+        )
+    graph = remote_graph(store_url)
+    try:
+        count = count_triples(graph)
+    except Exception as error:  # urllib, parser and protocol errors all mean "not usable"
+        raise RemoteStoreError(store_url, _reason(error)) from None
+    digest = hashlib.sha256(f"{store_url}\n{count}".encode()).hexdigest()[:16]
+    return LoadedGraph(graph=graph, content_hash=digest, data_files=[], store_url=store_url)
+
+
+# ---------------------------------------------------------------------------------------- push
+
+
+def batches(triples: Iterable[Triple], size: int = DEFAULT_BATCH) -> Iterator[list[Triple]]:
+    """Split triples into batches of about ``size``, keeping blank-node-connected triples together
+    (a batch may exceed ``size`` only to hold one such group whole)."""
+    parent: dict[BNode, BNode] = {}
+
+    def find(node: BNode) -> BNode:
+        parent.setdefault(node, node)
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    plain: list[Triple] = []
+    linked: list[Triple] = []
+    for triple in triples:
+        blanks = [term for term in (triple[0], triple[2]) if isinstance(term, BNode)]
+        if not blanks:
+            plain.append(triple)
+            continue
+        linked.append(triple)
+        roots = [find(b) for b in blanks]
+        for root in roots[1:]:
+            parent[root] = roots[0]
+    groups: dict[BNode, list[Triple]] = {}
+    for triple in linked:
+        blank = triple[0] if isinstance(triple[0], BNode) else triple[2]
+        groups.setdefault(find(blank), []).append(triple)
+    batch: list[Triple] = []
+    for unit in [[t] for t in plain] + list(groups.values()):
+        if batch and len(batch) + len(unit) > size:
+            yield batch
+            batch = []
+        batch.extend(unit)
+    if batch:
+        yield batch
+
+
+def insert_data(triples: Iterable[Triple], graph_iri: str | None = None) -> str:
+    """One update request adding ``triples``, written in N-Triples syntax (SPARQL accepts it as is).
+
+    ``INSERT DATA`` when there are no blank nodes; otherwise ``INSERT { ... } WHERE {}``, which the
+    standard gives the same meaning (one solution, so each label is one fresh blank node) and which
+    Virtuoso accepts, while it refuses blank nodes in ``INSERT DATA``.
+    """
+    triples = list(triples)
+    body = "\n".join(f"{s.n3()} {p.n3()} {o.n3()} ." for s, p, o in triples)
+    if graph_iri:
+        body = f"GRAPH <{graph_iri}> {{\n{body}\n}}"
+    if any(isinstance(s, BNode) or isinstance(o, BNode) for s, _, o in triples):
+        return f"INSERT {{\n{body}\n}} WHERE {{}}"
+    return f"INSERT DATA {{\n{body}\n}}"
+
+
+def push_graph(
+    graph: rdflib.Graph,
+    update_url: str,
+    graph_iri: str | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    clear: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Send every triple of ``graph`` to a SPARQL 1.1 Update endpoint; return how many were sent.
+
+    With ``clear``, the target graph (or the default graph) is emptied first, so pushing twice does
+    not duplicate blank-node facts. Raises RemoteStoreError on the first failed request (what was
+    sent before stays on the server: SPARQL Update has no cross-request transaction).
+    """
+    store = SPARQLUpdateStore(query_endpoint=update_url, update_endpoint=update_url, autocommit=True)
+    triples = list(graph)
+    total, sent = len(triples), 0
+
+    def send(text: str) -> None:
+        try:
+            store.update(text)  # queryGraph None: rdflib adds no GRAPH block of its own
+        except Exception as error:
+            store.rollback()  # otherwise the failed edit is retried with the next request
+            raise RemoteStoreError(update_url, _reason(error)) from None
+
+    if clear:
+        send(f"CLEAR SILENT GRAPH <{graph_iri}>" if graph_iri else "CLEAR SILENT DEFAULT")
+    for batch in batches(triples, batch_size):
+        send(insert_data(batch, graph_iri))
+        sent += len(batch)
+        if progress is not None:
+            progress(sent, total)
+    return sent
+
+
+__all__ = [
+    "DEFAULT_BATCH",
+    "describe_error",
+    "RemoteStoreError",
+    "batches",
+    "count_triples",
+    "insert_data",
+    "open_remote",
+    "push_graph",
+    "remote_graph",
+    "split_store_url",
+]

@@ -1,0 +1,46 @@
+"""Meaning-based matching: the graph's names and sentences embedded once, queries embedded live.
+
+The texts are every entity's labels and its describing sentences (definitions, notes, reasons,
+what a diagnostic shows, a triage branch's conclusion). The index is cached on disk keyed by the
+graph's content hash, so only the first run after the graph changes pays for embedding it; a query
+then costs one encode (onnxruntime, a few ms) and one matrix product.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.answering.text import first_sentences
+from stackgraph.graph.embeddings import Embedder, EmbeddingIndex
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
+#: Bump when the choice of texts changes, so cached indexes are rebuilt.
+TEXTS_VERSION = "texts-1"
+#: Each describing text is embedded by its leading sentences, up to this many characters: the
+#: opening sentence carries the meaning, and long texts dominate the one-time embedding cost.
+MAX_TEXT_CHARS = 240
+
+
+class SemanticIndex:
+    def __init__(self, index: EmbeddingIndex, embedder: Embedder) -> None:
+        self.index = index
+        self.embedder = embedder
+
+    @classmethod
+    def for_engine(cls, engine: Engine) -> SemanticIndex:
+        lexical = engine.lexical
+        pairs: list[tuple[str, str]] = []
+        for iri, rec in sorted(engine.catalog.records.items()):
+            for label in engine.catalog.all_labels(rec):
+                pairs.append((iri, label))
+            for text in sorted(lexical.sentences.get(iri, ())):
+                pairs.append((iri, first_sentences(text, MAX_TEXT_CHARS)))
+        embedder = Embedder()
+        index = EmbeddingIndex.load_or_build(pairs, engine.loaded.content_hash + TEXTS_VERSION, embedder)
+        return cls(index, embedder)
+
+    def search(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:
+        vector = self.embedder.encode_one(text)
+        return [(iri, score, "") for iri, score in self.index.search(vector, k=k)]

@@ -1,0 +1,631 @@
+"""Guarded SPARQL: the one way every surface (CLI, HTTP endpoint, MCP tool, TUI) runs a user's query.
+
+A query from outside is untrusted. rdflib will happily follow ``SERVICE <url>``, ``FROM <url>`` and
+``LOAD <url>`` to the network, an update would change the graph everyone shares, and a cross product
+of every triple with itself four times never ends. So before anything runs, the query is parsed
+with rdflib's SPARQL parser and translated to its algebra, and the decision is taken on that tree,
+never on the text (a regex misses ``SERVICE`` inside ``OPTIONAL`` or ``EXISTS``, and fires on the
+word inside a string):
+
+- SPARQL Update of any kind (INSERT, DELETE, LOAD, CLEAR, DROP, CREATE, ADD, MOVE, COPY): refused.
+- ``SERVICE`` anywhere in the algebra (nested in OPTIONAL, UNION, EXISTS, sub-queries): refused.
+- ``FROM`` / ``FROM NAMED``: refused, whatever the IRI. The graph is one default graph; a dataset
+  clause can add nothing but an outbound fetch (rdflib's own engine loads those IRIs), so the
+  simplest honest rule is to refuse them all.
+- Time: every query gets a timeout (``DEFAULT_TIMEOUT_S``, a caller may ask for up to
+  ``MAX_TIMEOUT_S``). Oxigraph evaluates in Rust with the GIL released, and nothing can interrupt
+  it from Python, so a local query runs in a forked child process that is killed at the deadline:
+  the limit is real, CPU included, and a child also gets a memory ceiling (``MAX_MEMORY_MB``
+  above what it inherited). Forking costs a few milliseconds (it grows with the parent's memory;
+  measured in scripts/bench_sparql.py). Where ``fork`` does not exist, and for a remote store
+  (the remote server does the work), the query runs in a daemon thread that is abandoned at the
+  deadline: the caller gets its Timeout on time, the thread ends when the store answers. Run
+  Oxigraph server with ``--timeout-s`` so that the remote side is bounded too. ``ISOLATION``
+  (environment ``STACKGRAPH_SPARQL_ISOLATION=thread``) trades the hard bound for speed locally.
+- Rows: at most ``max_rows`` rows (triples for CONSTRUCT/DESCRIBE) come back, default
+  ``DEFAULT_MAX_ROWS``, never more than ``MAX_ROWS``; ``QueryResult.truncated`` says when more
+  existed.
+
+Timeouts and row caps above the maximum are lowered to the maximum, not refused.
+"""
+
+from __future__ import annotations
+
+import csv
+import faulthandler
+import io
+import os
+import pickle
+import re
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+try:
+    import resource
+except ImportError:  # not on Windows; there the fork path is not taken either
+    pass
+
+import rdflib
+from pyparsing import ParseBaseException
+from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.plugins.stores.sparqlstore import SPARQLStore
+from rdflib.query import Result
+from rdflib.term import BNode, Literal, Node, URIRef, Variable
+
+from stackgraph.graph.store import PREFIXES
+
+#: Seconds a query may run when the caller does not say.
+DEFAULT_TIMEOUT_S: float = 5.0
+#: The most a caller may ask for; larger requests are lowered to this.
+MAX_TIMEOUT_S: float = 30.0
+#: Rows (or triples) returned when the caller does not say.
+DEFAULT_MAX_ROWS: int = 1000
+#: The most rows a caller may ask for; larger requests are lowered to this.
+MAX_ROWS: int = 10_000
+#: Longer query texts are refused: parsing is pure Python and its time is not under the timeout.
+MAX_QUERY_CHARS: int = 100_000
+#: Address space a forked query may allocate beyond what it inherited, in MB.
+MAX_MEMORY_MB: int = 1024
+#: "process" (default): local queries run in a forked child, killed at the deadline (hard bound on
+#: time, CPU and memory; costs a fork, a few ms). "thread": they run in a thread that is abandoned at
+#: the deadline (the caller still gets its Timeout on time, but the query keeps a core busy until it
+#: ends). Set STACKGRAPH_SPARQL_ISOLATION=thread only where every client is trusted.
+ISOLATION: str = os.environ.get("STACKGRAPH_SPARQL_ISOLATION", "process")
+
+#: Result formats per query form. ``table`` is for people; the others are the W3C formats.
+SELECT_FORMATS = ("table", "json", "csv", "tsv", "xml")
+GRAPH_FORMATS = ("table", "turtle", "ntriples", "jsonld", "xml")
+
+_UPDATE_NAMES = {
+    "InsertData": "INSERT DATA",
+    "DeleteData": "DELETE DATA",
+    "DeleteWhere": "DELETE WHERE",
+    "Modify": "DELETE/INSERT",
+    "Load": "LOAD",
+    "Clear": "CLEAR",
+    "Drop": "DROP",
+    "Create": "CREATE",
+    "Add": "ADD",
+    "Move": "MOVE",
+    "Copy": "COPY",
+}
+_KINDS = {
+    "SelectQuery": "select",
+    "AskQuery": "ask",
+    "ConstructQuery": "construct",
+    "DescribeQuery": "describe",
+}
+
+
+# ---------------------------------------------------------------------------------------- errors
+
+
+class QueryError(Exception):
+    """A query that cannot be answered. ``str()`` is a one-line message meant for the user."""
+
+    def __init__(self, message: str) -> None:
+        self.message = " ".join(str(message).split())
+        super().__init__(self.message)
+
+
+class ParseError(QueryError):
+    """The text is not SPARQL; ``line`` and ``column`` (1-based) point at the trouble when known."""
+
+    def __init__(self, reason: str, line: int | None = None, column: int | None = None) -> None:
+        self.reason = " ".join(reason.split())
+        self.line, self.column = line, column
+        where = f" at line {line}, column {column}" if line else ""
+        super().__init__(f"syntax error{where}: {self.reason}")
+
+
+class Refused(QueryError):
+    """Valid SPARQL that the guard will not run (an update, SERVICE, FROM, a bad limit)."""
+
+
+class Timeout(QueryError):
+    """The query did not finish within its time limit."""
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        super().__init__(
+            f"query timed out after {timeout_s:g} s; narrow the patterns, add a LIMIT, "
+            f"or allow more time (at most {MAX_TIMEOUT_S:g} s)"
+        )
+
+
+class EvaluationError(QueryError):
+    """The store failed while running a valid, allowed query (remote store down, out of memory)."""
+
+
+# ---------------------------------------------------------------------------------------- result
+
+
+@dataclass(frozen=True, eq=False)
+class QueryResult:
+    """What a query returned, already capped; safe to hand to any surface."""
+
+    #: "select", "ask", "construct" or "describe".
+    kind: str
+    #: Variable names of a SELECT, in order (empty otherwise).
+    vars: tuple[str, ...] = ()
+    #: SELECT rows: one term (or None when unbound) per variable.
+    rows: tuple[tuple[Node | None, ...], ...] = ()
+    #: The answer of an ASK (None otherwise).
+    boolean: bool | None = None
+    #: The triples of a CONSTRUCT or DESCRIBE (None otherwise).
+    graph: rdflib.Graph | None = None
+    #: True when the store had more rows (or triples) than the cap let through.
+    truncated: bool = False
+    elapsed_ms: float = 0.0
+    #: The cap that applied, so a surface can say "first 1000 rows".
+    max_rows: int = DEFAULT_MAX_ROWS
+
+    @property
+    def count(self) -> int:
+        """Rows of a SELECT, triples of a CONSTRUCT/DESCRIBE, 1 for an ASK."""
+        if self.graph is not None:
+            return len(self.graph)
+        return 1 if self.kind == "ask" else len(self.rows)
+
+
+# ---------------------------------------------------------------------------------------- guard
+
+
+def _parse_error(error: ParseBaseException) -> ParseError:
+    reason = re.sub(r"\s*\(at char \d+\),?\s*\(line:\d+, col:\d+\)\s*$", "", str(error)) or error.msg
+    return ParseError(reason, error.lineno, error.col)
+
+
+def _position_of(text: str, needle: str) -> tuple[int | None, int | None]:
+    index = text.find(needle)
+    if index < 0:
+        return None, None
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _walk(node: Any) -> Iterable[CompValue]:
+    """Every CompValue in an algebra tree (expressions, sub-queries and EXISTS included)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, CompValue):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+
+
+def _refuse_update(query: str) -> None:
+    """If the text is a SPARQL Update, raise Refused naming the operation; otherwise return."""
+    try:
+        parsed = parseUpdate(query)
+    except Exception:  # not an update either: the caller reports the query parse error
+        return
+    names = [_UPDATE_NAMES.get(op.name, op.name) for op in (parsed.request or [])]
+    if not names:
+        return
+    if "LOAD" in names:
+        raise Refused(
+            "LOAD is not allowed: queries may not fetch remote documents, and the graph is read-only"
+        )
+    raise Refused(f"SPARQL Update ({', '.join(dict.fromkeys(names))}) is not allowed: the graph is read-only")
+
+
+@lru_cache(maxsize=512)
+def _check(query: str, prefixes: tuple[tuple[str, str], ...]) -> str:
+    """Parse, translate and vet one query text; return its kind. Cached: parsing is the slow part."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+
+    if not query.strip():
+        raise ParseError("empty query")
+    try:
+        parsed = parseQuery(query)
+    except ParseBaseException as error:
+        _refuse_update(query)
+        raise _parse_error(error) from None
+    try:
+        translated = translateQuery(parsed, initNs=dict(prefixes))
+    except Exception as error:  # rdflib raises bare Exception for unknown prefixes and the like
+        text = " ".join(str(error).split())
+        match = re.match(r"Unknown namespace prefix : (\S+)", text)
+        if match:
+            line, column = _position_of(query, f"{match.group(1)}:")
+            raise ParseError(f"unknown prefix '{match.group(1)}:'", line, column) from None
+        raise ParseError(text or type(error).__name__) from None
+    algebra = translated.algebra
+    for node in _walk(algebra):
+        if node.name == "ServiceGraphPattern":
+            raise Refused(
+                f"SERVICE <{dict.get(node, 'term')}> is not allowed: queries may not call other endpoints"
+            )
+        dataset = dict.get(node, "datasetClause")  # CompValue.get returns the key itself when absent
+        if dataset:
+            clause = dataset[0]
+            named = dict.get(clause, "named")
+            keyword, iri = ("FROM NAMED", named) if named else ("FROM", dict.get(clause, "default"))
+            raise Refused(
+                f"{keyword} <{iri}> is not allowed: queries run over this graph only; drop the dataset clause"
+            )
+    kind = _KINDS.get(algebra.name)
+    if kind is None:
+        raise Refused(f"unsupported query form {algebra.name}")
+    return kind
+
+
+def check_query(query: str, init_ns: Mapping[str, str] = PREFIXES) -> str:
+    """Vet a query without running it; return its kind ("select", "ask", "construct", "describe").
+
+    Raises ParseError or Refused. Surfaces may call it to reject early (the TUI does, as you type).
+    """
+    if len(query) > MAX_QUERY_CHARS:
+        raise Refused(f"query is {len(query):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
+    return _check(query, tuple(sorted((str(k), str(v)) for k, v in init_ns.items())))
+
+
+def _bounded(value: float | int | None, default: float, maximum: float, name: str) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise Refused(f"{name} must be a positive number, not {value!r}")
+    return min(float(value), maximum)
+
+
+# ---------------------------------------------------------------------------------------- running
+
+
+_XSD_STRING = URIRef("http://www.w3.org/2001/XMLSchema#string")
+
+
+def _plain(term: Any) -> Any:
+    """oxrdflib types every simple literal as xsd:string; RDF 1.1 says they are the same thing, and
+    the W3C formats (and Oxigraph server) leave the datatype out, so drop it here."""
+    if isinstance(term, Literal) and term.datatype == _XSD_STRING:
+        return Literal(str(term))
+    return term
+
+
+def _collect(graph: rdflib.Graph, query: str, init_ns: Mapping[str, str], kind: str, max_rows: int) -> tuple:
+    """Run the query and take at most ``max_rows`` + 1 rows (the extra one detects truncation).
+
+    Returns plain picklable data: it may travel back from a forked child.
+    """
+    result = graph.query(query, initNs=dict(init_ns))
+    if kind == "ask":
+        return (), (), bool(result.askAnswer), None, False
+    if kind == "select":
+        names = tuple(str(v) for v in (result.vars or ()))
+        rows = []
+        for row in result:
+            if len(rows) == max_rows:
+                return names, tuple(rows), None, None, True
+            rows.append(tuple(_plain(term) for term in row))
+        return names, tuple(rows), None, None, False
+    triples = []
+    for triple in result.graph if result.graph is not None else result:
+        if len(triples) == max_rows:
+            return (), (), None, tuple(triples), True
+        triples.append(tuple(_plain(term) for term in triple))
+    return (), (), None, tuple(triples), False
+
+
+def _limit_memory() -> None:
+    """In a forked child: allow MAX_MEMORY_MB of address space beyond what it inherited."""
+    try:
+        with open("/proc/self/statm") as statm:
+            inherited = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        ceiling = inherited + MAX_MEMORY_MB * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            ceiling = min(ceiling, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
+    except (OSError, ValueError, NameError):  # no /proc or no rlimits: the timeout still holds
+        pass
+
+
+def _in_child(work: Callable[[], tuple], timeout_s: float) -> tuple:
+    """Run ``work`` in a forked child; kill it at the deadline. Returns what ``work`` returned."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never return into the parent's code, never run its atexit handlers
+        try:
+            os.close(read_fd)
+            faulthandler.disable()  # a crash here is reported by the parent, not as a traceback dump
+            _limit_memory()
+            try:
+                payload: tuple = ("ok", work())
+            except BaseException as error:  # noqa: BLE001 - everything goes back to the parent
+                payload = ("error", type(error).__name__, " ".join(str(error).split())[:500])
+            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_fd, view) :]
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    finished = False
+    deadline = time.monotonic() + timeout_s
+    poller = select.poll()
+    poller.register(read_fd, select.POLLIN | select.POLLHUP)
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not poller.poll(remaining * 1000):
+                raise Timeout(timeout_s)
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                finished = True
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+        if not finished:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        os.waitpid(pid, 0)
+    if not chunks:
+        raise EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
+    payload = pickle.loads(b"".join(chunks))
+    if payload[0] == "error":
+        _raise_store_error(payload[1], payload[2])
+    return payload[1]
+
+
+def _in_thread(work: Callable[[], tuple], timeout_s: float) -> tuple:
+    """Run ``work`` in a daemon thread; stop waiting at the deadline (the thread is abandoned)."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as error:  # noqa: BLE001 - reported to the waiting caller
+            box["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="sparql-query", daemon=True).start()
+    if not done.wait(timeout_s):
+        raise Timeout(timeout_s)
+    if "error" in box:
+        error = box["error"]
+        if is_remote_error(error):
+            from stackgraph.graph.remote import describe_error
+
+            raise EvaluationError(f"the remote store could not run the query: {describe_error(error)}")
+        _raise_store_error(type(error).__name__, " ".join(str(error).split())[:500])
+    return box["value"]
+
+
+def _raise_store_error(name: str, message: str) -> None:
+    """Turn an exception from the store into a QueryError (Oxigraph's SyntaxError carries L:C)."""
+    if name == "SyntaxError":
+        match = re.search(r"(\d+):(\d+)", message)
+        line, column = (int(match.group(1)), int(match.group(2))) if match else (None, None)
+        raise ParseError(re.sub(r"^error at \d+:\d+(-\d+:\d+)?:\s*", "", message), line, column)
+    if name == "MemoryError":
+        raise EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
+    raise EvaluationError(f"the store could not run the query: {message or name}")
+
+
+def is_remote_error(error: BaseException) -> bool:
+    """Whether a urllib error is anywhere in the chain (rdflib wraps them in ValueError)."""
+    import urllib.error
+
+    link: BaseException | None = error
+    while link is not None:
+        if isinstance(link, urllib.error.URLError):
+            return True
+        link = link.__cause__ or link.__context__
+    return False
+
+
+def is_remote(graph: rdflib.Graph) -> bool:
+    return isinstance(graph.store, SPARQLStore)
+
+
+def run_query(
+    graph: rdflib.Graph,
+    query: str,
+    *,
+    timeout_s: float | None = None,
+    max_rows: int | None = None,
+    init_ns: Mapping[str, str] = PREFIXES,
+) -> QueryResult:
+    """Vet and run one read-only SPARQL query with a time limit and a row cap.
+
+    ``init_ns`` prefixes are predeclared (the ontology's, by default); the query may declare more.
+    Raises ParseError, Refused, Timeout or EvaluationError, all QueryError with a one-line message.
+    """
+    timeout = _bounded(timeout_s, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, "timeout")
+    cap = int(_bounded(max_rows, DEFAULT_MAX_ROWS, MAX_ROWS, "row limit"))
+    kind = check_query(query, init_ns)
+    started = time.perf_counter()
+
+    def work() -> tuple:
+        return _collect(graph, query, init_ns, kind, cap)
+
+    isolated = ISOLATION != "thread" and hasattr(os, "fork") and not is_remote(graph)
+    names, rows, boolean, triples, truncated = (_in_child if isolated else _in_thread)(work, timeout)
+    result_graph = None
+    if triples is not None:
+        result_graph = rdflib.Graph()
+        for prefix, iri in init_ns.items():
+            result_graph.bind(prefix, iri, override=True)
+        for triple in triples:
+            result_graph.add(triple)
+    return QueryResult(
+        kind=kind,
+        vars=names,
+        rows=rows,
+        boolean=boolean,
+        graph=result_graph,
+        truncated=truncated,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        max_rows=cap,
+    )
+
+
+# ---------------------------------------------------------------------------------------- formats
+
+#: Media types of each format, for the HTTP endpoint and for ``--format`` alike.
+SELECT_MEDIA_TYPES = {
+    "json": "application/sparql-results+json",
+    "xml": "application/sparql-results+xml",
+    "csv": "text/csv",
+    "tsv": "text/tab-separated-values",
+}
+GRAPH_MEDIA_TYPES = {
+    "turtle": "text/turtle",
+    "ntriples": "application/n-triples",
+    "jsonld": "application/ld+json",
+    "xml": "application/rdf+xml",
+}
+_RDFLIB_GRAPH_FORMATS = {"turtle": "turtle", "ntriples": "nt", "jsonld": "json-ld", "xml": "xml"}
+
+
+def short_name(term: Node | None, prefixes: Mapping[str, str] = PREFIXES) -> str:
+    """How a person reads a term: ``kg:nvlink`` for IRIs under a known prefix, text for literals."""
+    if term is None:
+        return ""
+    if isinstance(term, URIRef):
+        best = max((iri for iri in prefixes.values() if term.startswith(iri)), key=len, default=None)
+        if best is not None:
+            local = term[len(best) :]
+            if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*", local) and not local.endswith("."):
+                prefix = next(p for p, iri in prefixes.items() if iri == best)
+                return f"{prefix}:{local}"
+        return f"<{term}>"
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    return " ".join(str(term).split())
+
+
+def _table(header: list[str], rows: list[list[str]], footer: str, width: int = 80) -> str:
+    cells = [[cell if len(cell) <= width else cell[: width - 1] + "…" for cell in row] for row in rows]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.append(footer)
+    return "\n".join(lines) + "\n"
+
+
+def _footer(result: QueryResult, noun: str) -> str:
+    count = result.count
+    text = f"({count} {noun}{'' if count == 1 else 's'}"
+    if result.truncated:
+        text += f"; truncated at {result.max_rows}, more exist: raise the limit (at most {MAX_ROWS})"
+    return text + ")"
+
+
+def _tsv_term(term: Node | None) -> str:
+    """A term in the SPARQL 1.1 TSV syntax (N-Triples style, tabs and newlines escaped)."""
+    if term is None:
+        return ""
+    if isinstance(term, URIRef):
+        return f"<{term}>"
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    assert isinstance(term, Literal)
+    text = str(term).replace("\\", "\\\\").replace('"', '\\"')
+    text = text.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    if term.language:
+        return f'"{text}"@{term.language}'
+    if term.datatype and str(term.datatype) != "http://www.w3.org/2001/XMLSchema#string":
+        return f'"{text}"^^<{term.datatype}>'
+    return f'"{text}"'
+
+
+def _rdflib_result(result: QueryResult) -> Result:
+    if result.kind == "ask":
+        out = Result("ASK")
+        out.askAnswer = bool(result.boolean)
+        return out
+    out = Result("SELECT")
+    out.vars = [Variable(v) for v in result.vars]
+    out.bindings = [
+        {Variable(v): term for v, term in zip(result.vars, row, strict=True) if term is not None}
+        for row in result.rows
+    ]
+    return out
+
+
+def format_result(result: QueryResult, fmt: str = "table") -> str:
+    """Render a result: ``SELECT_FORMATS`` for SELECT/ASK, ``GRAPH_FORMATS`` for CONSTRUCT/DESCRIBE.
+
+    The W3C formats come from rdflib's serializers; TSV is written here because rdflib only parses
+    it, and the table is for people (IRIs as prefixed names, long cells cut). Raises ValueError for
+    a format the query form does not have.
+    """
+    if result.graph is not None:
+        if fmt not in GRAPH_FORMATS:
+            raise ValueError(
+                f"format {fmt!r} is not for {result.kind.upper()}; use one of {', '.join(GRAPH_FORMATS)}"
+            )
+        if fmt == "table":
+            triples = sorted(result.graph, key=lambda t: tuple(str(x) for x in t))
+            rows = [[short_name(x) for x in triple] for triple in triples]
+            return _table(["subject", "predicate", "object"], rows, _footer(result, "triple"))
+        return result.graph.serialize(format=_RDFLIB_GRAPH_FORMATS[fmt])
+    if fmt not in SELECT_FORMATS:
+        raise ValueError(
+            f"format {fmt!r} is not for {result.kind.upper()}; use one of {', '.join(SELECT_FORMATS)}"
+        )
+    if result.kind == "ask":
+        if fmt in ("table", "csv", "tsv"):  # CSV/TSV define no boolean; write it bare, as Oxigraph does
+            return "true" if result.boolean else "false"
+        return _rdflib_result(result).serialize(format=fmt).decode("utf-8")
+    if fmt == "table":
+        rows = [[short_name(term) for term in row] for row in result.rows]
+        return _table(list(result.vars), rows, _footer(result, "row"))
+    if fmt == "tsv":
+        lines = ["\t".join(f"?{v}" for v in result.vars)]
+        lines += ["\t".join(_tsv_term(term) for term in row) for row in result.rows]
+        return "\n".join(lines) + "\n"
+    if fmt == "csv" and not result.vars:
+        return "\r\n"
+    text = _rdflib_result(result).serialize(format=fmt).decode("utf-8")
+    if fmt == "csv":
+        return _normalise_csv(text)
+    return text
+
+
+def _normalise_csv(text: str) -> str:
+    """rdflib writes CSV through the csv module already; re-read and re-write to pin CRLF endings."""
+    rows = list(csv.reader(io.StringIO(text)))
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    return out.getvalue()
+
+
+__all__ = [
+    "DEFAULT_MAX_ROWS",
+    "DEFAULT_TIMEOUT_S",
+    "GRAPH_FORMATS",
+    "GRAPH_MEDIA_TYPES",
+    "MAX_ROWS",
+    "MAX_TIMEOUT_S",
+    "EvaluationError",
+    "ParseError",
+    "QueryError",
+    "QueryResult",
+    "Refused",
+    "SELECT_FORMATS",
+    "SELECT_MEDIA_TYPES",
+    "Timeout",
+    "check_query",
+    "format_result",
+    "run_query",
+    "short_name",
+]

@@ -1,0 +1,195 @@
+"""MCP resources and prompts: the ontology, the layer lists, one page per entity and per layer,
+and three prompts that start an agent on the common jobs (triage, placing a technology, explaining
+a layer) with what the graph already knows about the argument.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from importlib import resources as package_resources
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastmcp.exceptions import ResourceError
+from pydantic import Field
+
+from stackgraph.graph.model import UnknownEntity
+from stackgraph.graph.store import KG
+from stackgraph.server.errors import unknown_entity_message
+from stackgraph.server.runtime import EngineUnavailable, Runtime
+
+if TYPE_CHECKING:
+    from fastmcp import FastMCP
+
+log = logging.getLogger("stackgraph.server")
+
+ONTOLOGY_URI = "stackgraph://ontology.ttl"
+LAYERS_URI = "stackgraph://layers/{model}"
+ENTITY_TEMPLATE = "stackgraph://entity/{id}"
+LAYER_TEMPLATE = "stackgraph://layer/{model}/{code}"
+MODELS = ("nine", "eight")
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1)
+
+
+def register_resources(mcp: FastMCP, runtime: Runtime) -> None:
+    """The ontology as Turtle, the layers of each model, and templates per entity and per layer."""
+
+    def engine():
+        try:
+            return runtime.engine()
+        except EngineUnavailable as error:
+            raise ResourceError(str(error)) from None
+
+    @mcp.resource(
+        ONTOLOGY_URI,
+        name="ontology",
+        title="stackgraph ontology (Turtle)",
+        description="The vocabulary every fact uses: classes (Layer, Technology, Symptom, Command, ...) and "
+        "properties (fitsIn, ownedBy, diagnosedBy, ...), in Turtle.",
+        mime_type="text/turtle",
+    )
+    def ontology() -> str:
+        return (package_resources.files("stackgraph.ontology") / "vocabulary.ttl").read_text(encoding="utf-8")
+
+    def layers_json(model: str) -> str:
+        infos = engine().layers(model)
+        return _json(
+            {
+                "model": model,
+                "layers": [
+                    {
+                        "layer": i.layer.to_dict(),
+                        "position": i.position,
+                        "runs_in": i.runs_in,
+                        "members": [m.label for m in i.members],
+                        "uri": LAYER_TEMPLATE.format(model=model, code=i.layer.code or ""),
+                    }
+                    for i in infos
+                ],
+            }
+        )
+
+    def layers_reader(model: str):
+        def read() -> str:
+            return layers_json(model)
+
+        read.__name__ = f"layers_{model}"
+        return read
+
+    for model, title in (("nine", "nine-layer co-design model"), ("eight", "eight-layer operational map")):
+        mcp.resource(
+            LAYERS_URI.format(model=model),
+            name=f"layers-{model}",
+            title=f"Layers of the {title}",
+            description=f"The layers of the {title} in order, with their members' names (JSON).",
+            mime_type="application/json",
+        )(layers_reader(model))
+
+    @mcp.resource(
+        ENTITY_TEMPLATE,
+        name="entity",
+        title="An entity's page",
+        description="Everything the graph says about one entity (JSON). `id` is the local name of its IRI "
+        "(stackgraph://entity/nvlink for kg:nvlink) or any name the `describe` tool accepts.",
+        mime_type="application/json",
+    )
+    def entity(id: str) -> str:
+        iri = str(KG[id])
+        eng = engine()
+        try:
+            return _json(eng.describe(iri if iri in eng.catalog else id).to_dict())
+        except UnknownEntity as error:
+            raise ResourceError(unknown_entity_message(error)) from None
+
+    @mcp.resource(
+        LAYER_TEMPLATE,
+        name="layer",
+        title="A layer's page",
+        description='One layer of one model (JSON): model is "nine" or "eight", code is "L1".."L9", "S" or "CP".',
+        mime_type="application/json",
+    )
+    def layer(model: str, code: str) -> str:
+        if model not in MODELS:
+            raise ResourceError(f"unknown model {model!r}: use one of {', '.join(MODELS)}")
+        eng = engine()
+        info = next((i for i in eng.layers(model) if (i.layer.code or "").lower() == code.lower()), None)
+        if info is None:
+            codes = ", ".join(i.layer.code or "?" for i in eng.layers(model))
+            raise ResourceError(f"no layer {code!r} in the {model} model; its codes are {codes}")
+        page = eng.describe(info.layer.iri).to_dict()
+        page["members"] = [m.to_dict() for m in info.members]
+        page["position"], page["runs_in"] = info.position, info.runs_in
+        return _json(page)
+
+
+def _known_as(runtime: Runtime, name: str) -> str:
+    """One sentence on how the graph knows ``name`` (or its closest matches), for a prompt."""
+    try:
+        ref = runtime.engine().resolve(name)
+    except UnknownEntity as error:
+        if error.suggestions:
+            return f"stackgraph has no entity named {name!r}; the closest are " + ", ".join(
+                s.display for s in error.suggestions[:5]
+            ) + "."
+        return f"stackgraph has no entity named {name!r}; use `search` to find the right name."
+    except Exception as error:  # a prompt must render even when the engine cannot help
+        log.warning("prompt context unavailable: %s", error)
+        return ""
+    return f"stackgraph knows {name!r} as {ref.display} ({ref.type}, <{ref.iri}>)."
+
+
+def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
+    """Prompts for the three jobs agents come to stackgraph for."""
+
+    @mcp.prompt(name="triage_incident", title="Triage an incident")
+    def triage_incident(
+        symptom: Annotated[str, Field(description='What is going wrong, e.g. "NCCL timeout during all-reduce".')],
+    ) -> str:
+        """Triage an incident from its symptom: find the owning layer, walk the decision tree, list checks."""
+        return "\n".join(
+            [
+                f"We have an incident. Symptom: {symptom}",
+                _known_as(runtime, symptom),
+                "Using the stackgraph tools:",
+                "1. Call `owner_of_symptom` with the symptom to find which layer (and team) owns it.",
+                "2. Call `triage` with the symptom and answers=[]; answer each question from what we know "
+                "(ask me when you cannot tell), appending one option per call, until `done`.",
+                "3. Call `diagnose` for the commands to run, and say what each one would show.",
+                "Finish with: owning layer, most likely cause, the next three checks, and the seed sections cited.",
+            ]
+        )
+
+    @mcp.prompt(name="place_technology", title="Place a technology in the stack")
+    def place_technology(
+        name: Annotated[str, Field(description='A technology or product, e.g. "UALink", "Triton", "Lustre".')],
+    ) -> str:
+        """Place a technology in both layer models and explain its neighbours and alternatives."""
+        return "\n".join(
+            [
+                f"Where does {name} fit in the AI infrastructure stack?",
+                _known_as(runtime, name),
+                "Using the stackgraph tools: call `where_fits`, then `describe` it (detail=summary) and "
+                "`neighbors` (depth 1) to see what it works with. Answer with the layer in each model "
+                "(nine-layer and eight-layer), its role, how sure the graph is (stated, reconstructed or "
+                "inferred), related technologies, and the seed sections cited.",
+            ]
+        )
+
+    @mcp.prompt(name="explain_layer", title="Explain a layer")
+    def explain_layer(
+        layer: Annotated[str, Field(description='A layer code or name, e.g. "L8", "eight L5", "Node Interconnect".')],
+    ) -> str:
+        """Explain one layer: what it does, what runs in it, what fails there and how to check it."""
+        return "\n".join(
+            [
+                f"Explain the layer {layer} of the AI infrastructure stack.",
+                _known_as(runtime, layer),
+                "Using the stackgraph tools: `describe` the layer (detail=full), `list_layers` for its place "
+                "in its model, and `ask` about its failure modes and diagnostic commands. Explain what the "
+                "layer is responsible for, the main technologies in it, the symptoms it owns and how to "
+                "check them, citing the seed sections.",
+            ]
+        )

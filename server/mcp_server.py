@@ -1,0 +1,64 @@
+"""stackgraph as an MCP server: ``build_server(engine_factory)`` returns the FastMCP server that
+both ``stackgraph mcp`` (stdio) and ``stackgraph serve`` (streamable HTTP at /mcp) run.
+
+The engine is created once per process, on a background thread, so that ``initialize`` and the
+list requests answer at once; tools wait for it (see ``runtime``). Tools live in ``mcp_tools``,
+resources and prompts in ``mcp_resources``, paging and the size cap in ``bounds``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from fastmcp import FastMCP
+
+from stackgraph.server.errors import ArgumentErrors
+from stackgraph.server.mcp_resources import register_prompts, register_resources
+from stackgraph.server.mcp_tools import register_tools
+from stackgraph.server.runtime import Runtime
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
+INSTRUCTIONS = """\
+stackgraph answers questions about the AI infrastructure stack (GPUs, interconnects, storage,
+Kubernetes, inference servers, ...) from a knowledge graph built from four seed documents, with
+sources. Two layer models: the nine-layer co-design model ("nine", L1-L9 plus S and CP) and the
+eight-layer operational map ("eight", L1-L8).
+Incident triage: owner_of_symptom -> triage (one answer per call) -> diagnose.
+Placing a technology: where_fits, then describe / neighbors. Anything else: ask (pass a
+conversation_id for follow-ups). Names unknown? search. Every list is paged: pass `cursor` back
+with the same arguments for more. All tools are read-only.
+"""
+
+
+def build_server(engine_factory: Callable[[], Engine], *, semantic: bool = True, start: bool = True) -> FastMCP:
+    """The stackgraph MCP server over the engine ``engine_factory`` builds (called once, in the
+    background; ``semantic`` also loads the embedding model there). The server's runtime (engine,
+    conversations) is available as ``server.stackgraph_runtime``."""
+    runtime = Runtime(engine_factory, semantic=semantic)
+    mcp = FastMCP(
+        "stackgraph",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        middleware=[ArgumentErrors()],
+        mask_error_details=False,
+        on_duplicate="error",
+    )
+    register_tools(mcp, runtime)
+    register_resources(mcp, runtime)
+    register_prompts(mcp, runtime)
+    mcp.stackgraph_runtime = runtime  # type: ignore[attr-defined]
+    if start:
+        runtime.start()
+    return mcp
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("stackgraph")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,153 @@
+"""Short text renderings of tool results, for agents and clients that read text before JSON.
+
+Each function takes the structured content a tool is about to return (already paged and trimmed)
+and says the gist in a few lines; the structured content stays the complete record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _ref(ref: dict[str, Any]) -> str:
+    return f"{ref['code']} {ref['label']}" if ref.get("code") else ref["label"]
+
+
+def _refs(page: dict[str, Any] | None, limit: int = 8) -> str:
+    if not page:
+        return ""
+    names = [_ref(r) for r in page["items"][:limit]]
+    more = page["total"] - len(names)
+    return ", ".join(names) + (f" (+{more} more)" if more > 0 else "")
+
+
+def _sources(page: dict[str, Any] | None, limit: int = 3) -> str:
+    if not page or not page["items"]:
+        return ""
+    return "Sources: " + "; ".join(f"{s['document']} § {s['section']}" for s in page["items"][:limit])
+
+
+def answer(data: dict[str, Any]) -> str:
+    lines = [data["answer"] or "(no answer)"]
+    if data.get("error"):
+        lines.append(f"Error: {data['error']}")
+    if not data["answered"] and data["suggestions"]["items"]:
+        lines.append("Closest matches: " + _refs(data["suggestions"], 5))
+    if data["entities"]["items"]:
+        lines.append("About: " + _refs(data["entities"]))
+    if data["path"]["items"]:
+        lines.append("Path: " + path_text(data["path"]["items"]))
+    if src := _sources(data["sources"]):
+        lines.append(src)
+    if data.get("conversation_id"):
+        lines.append(f"(conversation {data['conversation_id']})")
+    return "\n".join(lines)
+
+
+def search(data: dict[str, Any]) -> str:
+    page = data["results"]
+    if not page["items"]:
+        return f"No entity matches {data['text']!r}."
+    lines = [f"{page['total']} match(es) for {data['text']!r}:"]
+    for i, ref in enumerate(page["items"], start=page["offset"] + 1):
+        lines.append(f"{i}. {_ref(ref)} ({ref['type']}) <{ref['iri']}>")
+    return "\n".join(lines)
+
+
+def describe(data: dict[str, Any]) -> str:
+    entity = data["entity"]
+    head = f"{_ref(entity)} ({entity['type']})"
+    lines = [head + (f": {data['definition']}" if data.get("definition") else "")]
+    if data["alt_labels"]["items"]:
+        lines.append("Also called: " + ", ".join(data["alt_labels"]["items"]))
+    for placement in data["placements"]["items"]:
+        role = f" as {placement['role']}" if placement.get("role") else ""
+        lines.append(f"Fits {_ref(placement['layer'])}{role} ({placement['basis']})")
+    for name in ("outgoing", "incoming"):
+        page = data.get(name)
+        if page and page["items"]:
+            arrow = "→" if name == "outgoing" else "←"
+            edges = [f"{e['predicate_label']} {arrow} {_value(e['value'])}" for e in page["items"][:10]]
+            more = page["total"] - len(edges)
+            lines.append(f"{name.title()}: " + "; ".join(edges) + (f" (+{more} more)" if more > 0 else ""))
+    if src := _sources(data.get("sources")):
+        lines.append(src)
+    return "\n".join(lines)
+
+
+def _value(value: dict[str, Any] | str) -> str:
+    return _ref(value) if isinstance(value, dict) else value
+
+
+def triage(data: dict[str, Any]) -> str:
+    lines = [f"Triage of {_ref(data['symptom'])}" + (f" after: {' → '.join(data['taken'])}" if data["taken"] else "")]
+    if data["done"]:
+        if data.get("conclusion"):
+            lines.append(f"Conclusion: {data['conclusion']}")
+        if data.get("action"):
+            lines.append(f"Action: {data['action']}")
+        if data["layers"]["items"]:
+            lines.append("Owning layer(s): " + _refs(data["layers"]))
+        if data["causes"]["items"]:
+            lines.append("Likely causes: " + _refs(data["causes"]))
+        if data["diagnostics"]["items"]:
+            lines.append("Check: " + "; ".join(data["diagnostics"]["items"][:6]))
+    else:
+        lines.append(f"Next question: {data['question']}")
+        lines.append("Answer with one of: " + " | ".join(data["options"]["items"]))
+    if src := _sources(data["sources"]):
+        lines.append(src)
+    return "\n".join(lines)
+
+
+def path_text(edges: list[dict[str, Any]]) -> str:
+    if not edges:
+        return ""
+    parts = [_ref(edges[0]["source"])]
+    for edge in edges:
+        parts.append(f"—{edge['predicate_label']}→ {_ref(edge['target'])}")
+    return " ".join(parts)
+
+
+def related(data: dict[str, Any]) -> str:
+    if not data["connected"]:
+        return f"No path between {_ref(data['a'])} and {_ref(data['b'])} within the hop limit."
+    return f"{data['hops']} hop(s): " + path_text(data["path"]["items"])
+
+
+def neighbors(data: dict[str, Any]) -> str:
+    page = data["edges"]
+    lines = [f"{page['total']} edge(s) within {data['depth']} hop(s) of {_ref(data['entity'])}:"]
+    for edge in page["items"][:40]:
+        lines.append(f"- {_ref(edge['source'])} —{edge['predicate_label']}→ {_ref(edge['target'])}")
+    return "\n".join(lines)
+
+
+def layers(data: dict[str, Any]) -> str:
+    lines = []
+    for info in data["layers"]["items"]:
+        layer = info["layer"]
+        model = f"[{layer['model']}] " if layer.get("model") and data["model"] is None else ""
+        runs = f" (runs in {info['runs_in']})" if info.get("runs_in") else ""
+        lines.append(f"{model}{_ref(layer)}{runs}: {info['members_total']} member(s)")
+    return "\n".join(lines) or "No layers."
+
+
+def sparql(data: dict[str, Any]) -> str:
+    if data["kind"] == "ask":
+        return f"ASK → {data['boolean']}"
+    page = data["rows"]
+    lines = [f"{page['total']} row(s)" + (f", showing {len(page['items'])}" if page["truncated"] else "")]
+    columns = data["variables"] or (sorted(page["items"][0]) if page["items"] else [])
+    if columns:
+        lines.append(" | ".join(columns))
+        for row in page["items"][:30]:
+            lines.append(" | ".join(str(row.get(c, "")) for c in columns))
+    return "\n".join(lines)
+
+
+def export(data: dict[str, Any]) -> str:
+    end = data["offset"] + len(data["content"])
+    head = f"{data['format']} export of {_ref(data['entity'])}, depth {data['depth']}"
+    head += f" (characters {data['offset']}-{end} of {data['total_chars']})"
+    return head + "\n" + data["content"]

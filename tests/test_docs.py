@@ -1,0 +1,195 @@
+"""The generated docs site: every internal link resolves (Markdown and HTML), every page cites its
+sources, the HTML needs no network, diagrams parse, reruns are stable and clean up after themselves.
+
+Runs on the small fixture graph (where the content is known) and on the built-in graph (where the
+links must hold whatever the data)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from mermaid_check import parse_files
+from test_export import fixture_engine
+
+from stackgraph.cli.main import main
+from stackgraph.graph.engine import Engine
+from stackgraph.graph.export.docsite import MANIFEST, write_docs
+
+MD_LINK = re.compile(r"(?<!!)\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)\)")
+HTML_REF = re.compile(r"""\b(href|src)="([^"]*)\"""")
+ANCHOR_ID = re.compile(r"""\bid="([^"]+)\"""")
+SOURCE_LINE = re.compile(r"^\d+\. `[^`]+\.txt` § .+$", re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("fixture-site")
+    write_docs(fixture_engine(), out, fmt="html")
+    return out
+
+
+@pytest.fixture(scope="module")
+def builtin_site(engine: Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("builtin-site")
+    write_docs(engine, out, fmt="html")
+    return out
+
+
+def _ids(path: Path, cache: dict[Path, set[str]]) -> set[str]:
+    if path not in cache:
+        cache[path] = {html.unescape(i) for i in ANCHOR_ID.findall(path.read_text(encoding="utf-8"))}
+    return cache[path]
+
+
+def broken_links(root: Path) -> list[str]:
+    """Every internal link (Markdown links in .md, href/src in .html) that does not resolve to an
+    existing file and, when it has a fragment, to an element with that id."""
+    problems: list[str] = []
+    ids: dict[Path, set[str]] = {}
+    pages = sorted(root.rglob("*.md")) + sorted(root.rglob("*.html"))
+    assert pages, f"no pages in {root}"
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        targets = MD_LINK.findall(text) if page.suffix == ".md" else [t for _, t in HTML_REF.findall(text)]
+        for target in targets:
+            target = html.unescape(target)
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue  # external: checked separately for the HTML
+            path_part, _, fragment = target.partition("#")
+            resolved = (page.parent / unquote(path_part)).resolve() if path_part else page
+            if not resolved.is_file():
+                problems.append(f"{page.relative_to(root)}: {target} (no such file)")
+            elif fragment and unquote(fragment) not in _ids(resolved, ids):
+                problems.append(f"{page.relative_to(root)}: {target} (no id {fragment!r})")
+    return problems
+
+
+def _pages(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.md"))
+
+
+@pytest.mark.parametrize("site", ["fixture_site", "builtin_site"])
+def test_every_internal_link_resolves(site: str, request: pytest.FixtureRequest) -> None:
+    root: Path = request.getfixturevalue(site)
+    links = sum(len(MD_LINK.findall(p.read_text(encoding="utf-8"))) for p in _pages(root))
+    assert links > 20
+    assert broken_links(root) == []
+
+
+def test_the_link_checker_catches_broken_links(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text(
+        '<a id="x"></a>\n[ok](#x) [gone](b.md) [bad](a.md#nope)\n', encoding="utf-8"
+    )
+    assert broken_links(tmp_path) == ["a.md: b.md (no such file)", "a.md: a.md#nope (no id 'nope')"]
+
+
+@pytest.mark.parametrize("site", ["fixture_site", "builtin_site"])
+def test_every_page_cites_sources(site: str, request: pytest.FixtureRequest) -> None:
+    root: Path = request.getfixturevalue(site)
+    for page in _pages(root):
+        text = page.read_text(encoding="utf-8")
+        sources = text.split("\n## Sources\n", 1)
+        assert len(sources) == 2, f"{page.name} has no Sources section"
+        assert SOURCE_LINE.search(sources[1]), f"{page.name} cites no document and section"
+
+
+@pytest.mark.parametrize("site", ["fixture_site", "builtin_site"])
+def test_html_twin_for_every_page_needs_no_network(site: str, request: pytest.FixtureRequest) -> None:
+    root: Path = request.getfixturevalue(site)
+    for page in _pages(root):
+        twin = page.with_suffix(".html")
+        assert twin.is_file(), f"no HTML for {page.name}"
+        text = twin.read_text(encoding="utf-8")
+        assert text.startswith("<!doctype html>") and "<script" not in text
+        external = [t for attr, t in HTML_REF.findall(text) if attr == "src" or re.match(r"^(https?:)?//", t)]
+        assert external == [], f"{twin.name} loads {external}"
+        assert ".md" not in "".join(t for _, t in HTML_REF.findall(text)), f"{twin.name} links to Markdown"
+    assert (root / "style.css").is_file()
+
+
+def test_site_content(fixture_site: Path) -> None:
+    pages = {p.relative_to(fixture_site).as_posix() for p in _pages(fixture_site)}
+    assert pages == {
+        "index.md",
+        "glossary.md",
+        "layers/nine-L7.md",
+        "layers/nine-L8.md",
+        "layers/nine-S.md",
+        "layers/nine-CP.md",
+        "layers/ops-L1.md",
+        "layers/ops-L2.md",
+        "workloads/wl-pre-training.md",
+        "symptoms/sym-nccl-timeout.md",
+    }
+    index = (fixture_site / "index.md").read_text(encoding="utf-8")
+    assert "## The Nine-Layer Model" in index and "## The Eight-Layer Operational Map" in index
+    assert (
+        "| [L2 GPUs / Networking](layers/ops-L2.md) | broader than | [L8 Node Interconnect](layers/nine-L8.md) |"
+        in index
+    )
+    assert "■■■†" in index  # the stack matrix marks reconstructed cells
+    layer = (fixture_site / "layers" / "nine-L8.md").read_text(encoding="utf-8")
+    assert "| [NVLink](../glossary.md#nvlink) | technology | scale-up interconnect | stated |" in layer
+    assert "`nvidia-smi topo -m`" in layer and "```mermaid" in layer
+    ops = (fixture_site / "layers" / "ops-L2.md").read_text(encoding="utf-8")
+    assert "The fabric below is lossless &lt;when PFC is on&gt;" not in ops  # escaped once, not twice
+    assert '- The fabric below is lossless &lt;when PFC is on> &amp; "tuned".' in ops
+    assert "- Links flap \\| GPUs fall off the bus." in ops
+    assert "[NCCL timeout](../symptoms/sym-nccl-timeout.md)" in ops
+    workload = (fixture_site / "workloads" / "wl-pre-training.md").read_text(encoding="utf-8")
+    assert "| [L8 Node Interconnect](../layers/nine-L8.md) | critical ■■■ | reconstructed † |" in workload
+    assert "| [L7 Network Fabric](../layers/nine-L7.md) | critical ■■■ | stated |" in workload
+    symptom = (fixture_site / "symptoms" / "sym-nccl-timeout.md").read_text(encoding="utf-8")
+    assert "1. **Does one rank time out, or all of them?** — trace first" in symptom
+    assert re.search(r"^      1\. \*\*Are the ports Active\?\*\*", symptom, re.MULTILINE)  # nested next step
+    assert "`ibstat \\| grep -i state`" in symptom
+    glossary = (fixture_site / "glossary.md").read_text(encoding="utf-8")
+    labels = re.findall(r"^### (.+)$", glossary, re.MULTILINE)
+    assert labels == sorted(
+        labels, key=lambda label: re.sub(r"\\(.)", r"\1", html.unescape(label)).casefold()
+    )
+    assert "NCCL timeout: one rank or all?" not in labels  # triage steps live on symptom pages
+
+
+def test_html_diagrams(fixture_site: Path) -> None:
+    layer = (fixture_site / "layers" / "nine-L8.html").read_text(encoding="utf-8")
+    if shutil.which("dot"):
+        assert '<figure class="diagram"><svg' in layer and "<summary>Mermaid source</summary>" in layer
+    else:
+        assert '<pre class="mermaid">' in layer
+    assert 'href="../glossary.html#nvlink"' in layer
+
+
+def test_docs_diagrams_parse(fixture_site: Path) -> None:
+    pages = [p for p in _pages(fixture_site) if "```mermaid" in p.read_text(encoding="utf-8")]
+    assert len(pages) >= 5
+    result = parse_files(pages)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_rerun_is_stable_and_removes_stale_pages(tmp_path: Path) -> None:
+    engine = fixture_engine()
+    write_docs(engine, tmp_path)
+    first = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file()}
+    stale = tmp_path / "symptoms" / "sym-gone.md"
+    stale.write_text("old page", encoding="utf-8")
+    manifest = json.loads((tmp_path / MANIFEST).read_text(encoding="utf-8"))
+    (tmp_path / MANIFEST).write_text(json.dumps([*manifest, "symptoms/sym-gone.md"]), encoding="utf-8")
+    mine = tmp_path / "notes.md"  # not ours: must survive
+    mine.write_text("keep me", encoding="utf-8")
+    report = write_docs(engine, tmp_path)
+    assert report.removed == ("symptoms/sym-gone.md",) and not stale.exists() and mine.exists()
+    second = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*")) if p.is_file() and p != mine}
+    assert second == first
+
+
+def test_docs_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["docs", str(tmp_path / "site")]) == 0
+    assert "pages (Markdown) to" in capsys.readouterr().err
+    assert (tmp_path / "site" / "index.md").is_file() and not (tmp_path / "site" / "index.html").exists()

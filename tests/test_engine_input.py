@@ -1,0 +1,80 @@
+"""Bad input, batches, follow-ups and the engine's independence from every surface."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.engine import Engine
+
+
+def test_bad_input_is_declined_with_one_line_error(engine: Engine) -> None:
+    for bad, reason in (
+        ("", "empty"),
+        ("   \t ", "empty"),
+        ("x" * 100_000, "limit"),
+        ("\x00\x01\x02", "no words"),
+        (b"\xff\xfe where", "UTF-8"),
+        (42, "text"),
+    ):
+        answer = engine.ask(bad)  # type: ignore[arg-type]
+        assert not answer.answered
+        assert answer.error and reason in answer.error and "\n" not in answer.error
+
+
+def test_control_characters_inside_a_real_question_are_ignored(engine: Engine) -> None:
+    answer = engine.ask("where does\x07 UALink\x1b fit?")
+    assert answer.answered and "L8" in answer.answer
+
+
+def test_follow_ups_resolve_against_earlier_turns(engine: Engine) -> None:
+    chat = Conversation()
+    assert engine.ask("where does NCCL fit?", chat).answered
+    test = engine.ask("and how do I test it?", chat)
+    assert "nccl-tests" in test.answer.lower() or "nccl tests" in test.answer.lower()
+    chat = Conversation()
+    engine.ask("What is MIG?", chat)
+    assert "L9" in engine.ask("which layer is it in?", chat).answer
+    chat = Conversation()
+    engine.ask("where does libfabric fit?", chat)
+    assert "GPUDirect RDMA" in engine.ask("what else is in that layer?", chat).answer
+
+
+def _cli(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "stackgraph.cli", *args], input=stdin, capture_output=True, timeout=120)
+
+
+def test_cli_batch_survives_bad_lines() -> None:
+    lines = b"where does UALink fit?\n\n" + b"y" * 100_000 + b"\n\xff\xfe\xfd\nwhat is TTFT?\n"
+    done = _cli(["ask", "--json", "--no-semantic", "-"], lines)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert [a["answered"] for a in answers] == [True, False, False, False, True]
+    assert all(a["error"] for a in answers[1:4])
+    assert b"Traceback" not in done.stderr
+
+
+def test_cli_chat_and_contract_fields() -> None:
+    done = _cli(["ask", "--json", "--chat", "--no-semantic", "-"], b"where does NCCL fit?\nand how do I test it?\n")
+    first, second = (json.loads(line) for line in done.stdout.decode().splitlines())
+    for field in ("question", "answered", "answer", "intent", "confidence", "entities", "facts", "sources", "sparql", "path", "suggestions"):
+        assert field in first
+    assert "nccl" in second["answer"].lower()
+
+
+def test_cli_single_question_exit_codes() -> None:
+    assert _cli(["ask", "--no-semantic", "where does UALink fit?"]).returncode == 0
+    declined = _cli(["ask", "--no-semantic", "what is the capital of France?"])
+    assert declined.returncode == 1
+    assert b"don't know" in declined.stdout
+
+
+def test_engine_imports_no_surface() -> None:
+    code = (
+        "import sys; from stackgraph.graph.engine import Engine; e = Engine.load(semantic=False); e.ask('where does NCCL fit?');"
+        "print(sorted(m for m in ('textual', 'fastmcp', 'starlette', 'uvicorn', 'torch', 'sentence_transformers') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stderr

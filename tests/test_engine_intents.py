@@ -1,0 +1,139 @@
+"""One test (at least) per intent, on the built-in graph: the answer says what the seeds say."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackgraph.graph.engine import Engine
+from stackgraph.graph.model import UnknownEntity
+
+NINE = "000_fa8781ee52850678.txt"
+OPS = "002_45016591b2ef1932.txt"
+GLOSSARY = "004_55fa503474d771b7.txt"
+
+
+def ask(engine: Engine, question: str):
+    answer = engine.ask(question)
+    assert answer.answered, f"declined {question!r}: {answer.answer}"
+    assert len(answer.answer) <= 1200
+    return answer
+
+
+def test_where_fits_names_layer_by_code_and_name(engine: Engine) -> None:
+    answer = ask(engine, "where does UALink fit?")
+    assert answer.intent == "where_fits"
+    assert "L8 Node Interconnect" in answer.answer
+    assert "scale-up interconnect" in answer.answer
+    assert any(e.iri.endswith("/ualink") for e in answer.entities)
+    assert any(s.document == NINE for s in answer.sources)
+    assert answer.sparql and all("SELECT" in q for q in answer.sparql)
+    assert any(f.predicate.endswith("#fitsIn") for f in answer.facts)
+
+
+def test_where_fits_control_plane_member(engine: Engine) -> None:
+    assert "Control Plane" in ask(engine, "Which layer does Kueue belong to?").answer
+
+
+def test_owner_of_symptom_gives_cause_and_where_to_look(engine: Engine) -> None:
+    answer = ask(engine, "which layer owns CUDA OOM?")
+    assert answer.intent == "owner_of_symptom"
+    assert "KV cache" in answer.answer
+    assert "gpu_memory_utilization" in answer.answer
+    assert any(s.document == GLOSSARY for s in answer.sources)
+
+
+def test_triage_branch_selected_by_question_words(engine: Engine) -> None:
+    answer = ask(engine, "Throughput dropped and GPUs are underutilised; collectives are slow")
+    assert "L2" in answer.answer
+    assert "fabric" in answer.answer.lower()
+
+
+def test_diagnose_technology(engine: Engine) -> None:
+    answer = ask(engine, "how do I check NVLink links?")
+    assert answer.intent == "diagnose"
+    assert "nvidia-smi topo -m" in answer.answer
+
+
+def test_diagnose_described_task(engine: Engine) -> None:
+    answer = ask(engine, "How can I see why the last container exited?")
+    assert "kubectl logs" in answer.answer
+
+
+def test_define_expands_acronym(engine: Engine) -> None:
+    answer = ask(engine, "What is TTFT?")
+    assert answer.intent == "define"
+    assert "Time To First Token" in answer.answer
+
+
+def test_why_design_choice(engine: Engine) -> None:
+    answer = ask(engine, "Why is orchestration a control plane and not a layer?")
+    assert answer.intent == "why"
+    assert "NCCL never calls Kubernetes" in answer.answer
+
+
+def test_list_members_of_layer(engine: Engine) -> None:
+    answer = ask(engine, "What is in L6?")
+    for name in ("libfabric", "GPUDirect RDMA"):
+        assert name in answer.answer
+
+
+def test_layer_code_qualified_by_model(engine: Engine) -> None:
+    assert engine.resolve("L5").label == "Communication Libraries"
+    assert "Kubernetes" in engine.resolve("L5", model="eight").label
+    answer = ask(engine, "What does L5 of the eight-layer map assume?")
+    assert "GPU that is allocated is a GPU that works" in answer.answer
+
+
+def test_compare(engine: Engine) -> None:
+    answer = ask(engine, "compare NVLink and InfiniBand")
+    assert answer.intent == "compare"
+    assert "L8 Node Interconnect" in answer.answer and "L7 Network Fabric" in answer.answer
+
+
+def test_crosswalk(engine: Engine) -> None:
+    answer = ask(engine, "Which layers of the nine-layer model correspond to the Kubernetes layer of the operational map?")
+    assert answer.intent == "crosswalk"
+    assert "CP Control Plane" in answer.answer
+
+
+def test_related_returns_a_path(engine: Engine) -> None:
+    answer = ask(engine, "How is GPUDirect Storage related to NVMe-oF?")
+    assert answer.intent == "related"
+    assert answer.path
+    assert answer.path[0].source.iri != answer.path[-1].target.iri
+
+
+def test_workload_stress(engine: Engine) -> None:
+    answer = ask(engine, "Which layers does pre-training stress?")
+    assert answer.intent == "workload_stress"
+    assert "critical" in answer.answer
+
+
+def test_triage_walk(engine: Engine) -> None:
+    start = engine.triage("workload will not start")
+    assert not start.done and start.question and len(start.options) == 3
+    done = engine.triage("workload will not start", [start.options[0]])
+    assert done.done
+    assert any("Kubernetes" in layer.label for layer in done.layers)
+
+
+def test_declines_outside_the_graph(engine: Engine) -> None:
+    answer = engine.ask("what is the capital of France?")
+    assert not answer.answered
+    assert answer.suggestions
+    assert "don't know" in answer.answer
+
+
+def test_same_question_same_answer(engine: Engine) -> None:
+    first = engine.ask("where does NCCL fit?").to_dict()
+    assert engine.ask("where does NCCL fit?").to_dict() == first
+
+
+def test_resolve_unknown_gives_closest(engine: Engine) -> None:
+    with pytest.raises(UnknownEntity) as raised:
+        engine.resolve("NVLinq switchh")
+    assert raised.value.suggestions
+
+
+def test_fuzzy_spelling(engine: Engine) -> None:
+    assert "L5" in ask(engine, "where does NCLL fit").answer

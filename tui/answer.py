@@ -1,0 +1,116 @@
+"""One exchange of the chat: the question, the answer as Markdown, and how it was reached.
+
+The answer names its layers on a line of its own; under it a collapsed "How I answered" shows the
+facts, sources and SPARQL the engine used. A declined answer lists the entities the engine thinks
+were meant as choices: picking one asks about it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Collapsible, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from stackgraph.tui.messages import AskQuestion
+
+if TYPE_CHECKING:
+    from stackgraph.graph.model import Answer
+
+#: Facts shown under "How I answered"; the rest are counted, not listed.
+MAX_FACTS = 12
+MAX_SOURCES = 8
+
+
+def strip_prefixes(query: str) -> str:
+    """The query without its leading PREFIX lines: every surface predeclares the same ones."""
+    lines = query.strip("\n").split("\n")
+    while lines and lines[0].lstrip().upper().startswith("PREFIX"):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def layers_line(answer: Answer) -> str:
+    """"**Layer** L8 Node Interconnect · L2 GPUs / Networking", or "" when no layer is named."""
+    layers = [e for e in answer.entities if e.code]
+    if not layers:
+        return ""
+    noun = "Layer" if len(layers) == 1 else "Layers"
+    return f"**{noun}** " + " · ".join(e.display for e in layers)
+
+
+def answer_markdown(answer: Answer) -> str:
+    parts = [answer.answer]
+    line = layers_line(answer) if answer.answered else ""
+    if line:
+        parts.insert(0, line)
+    if not answer.answered and answer.suggestions and not answer.error:
+        parts.append("*Did you mean one of these? Pick one to ask about it.*")
+    return "\n\n".join(parts)
+
+
+def details_markdown(answer: Answer) -> str:
+    """The evidence: intent, facts, sources and SPARQL, in that order."""
+    out = [f"**Intent** `{answer.intent}` · confidence {answer.confidence:.2f}"]
+    if answer.facts:
+        out.append("**Facts**")
+        out.append("\n".join(f"- {fact.text}" for fact in answer.facts[:MAX_FACTS]))
+        if len(answer.facts) > MAX_FACTS:
+            out.append(f"*…and {len(answer.facts) - MAX_FACTS} more.*")
+    if answer.sources:
+        out.append("**Sources**")
+        out.append("\n".join(f"- {s.document} § {s.section}" for s in answer.sources[:MAX_SOURCES]))
+    if answer.sparql:
+        out.append("**SPARQL** (ctrl+o opens it in the SPARQL tab)")
+        out.extend(f"```sparql\n{strip_prefixes(query)}\n```" for query in answer.sparql)
+    return "\n\n".join(out)
+
+
+class AnswerView(Vertical):
+    """A question and, once the engine has spoken, its answer."""
+
+    def __init__(self, question: str, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.question = question
+        #: The engine's answer, once it has arrived.
+        self.answer: Answer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.assemble(("› ", "bold $accent"), (self.question, "bold")), classes="question")
+        yield Markdown("*Thinking…*", classes="answer", open_links=False)
+        yield OptionList(classes="suggestions")
+        with Collapsible(title="How I answered", collapsed=True, classes="details"):
+            yield Markdown("", classes="details-text", open_links=False)
+
+    def set_waiting(self, text: str) -> None:
+        self.query_one(".answer", Markdown).update(f"*{text}*")
+
+    def show_answer(self, answer: Answer) -> None:
+        self.answer = answer
+        self.set_class(not answer.answered, "-declined")
+        self.query_one(".answer", Markdown).update(answer_markdown(answer))
+        choices = self.query_one(".suggestions", OptionList)
+        if not answer.answered and answer.suggestions and not answer.error:
+            choices.set_options(
+                Option(Content.assemble((s.display, "bold"), "  ", (s.type, "dim")), id=s.iri)
+                for s in answer.suggestions
+            )
+            choices.display = True
+        if answer.answered or answer.facts or answer.sparql:
+            self.query_one(".details-text", Markdown).update(details_markdown(answer))
+            self.query_one(".details", Collapsible).display = True
+
+    def show_error(self, message: str) -> None:
+        self.add_class("-declined")
+        self.query_one(".answer", Markdown).update(f"**Something went wrong:** {message}")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.answer is None:
+            return
+        chosen = next((s for s in self.answer.suggestions if s.iri == event.option.id), None)
+        if chosen is not None:
+            self.post_message(AskQuestion(f"What is {chosen.display}?"))

@@ -1,0 +1,231 @@
+"""StackgraphApp: the terminal app (Ask, Browse, Entity, Triage, SPARQL, Export tabs).
+
+The app paints before the graph exists: the engine is built in a thread worker started after the
+first refresh, and the semantic model loads after that, in the same worker. Until then the
+question box already takes questions (they queue) and the status bar says what is loading. Tests
+and scripts pass a ready ``engine`` instead, which makes the app start instantly and behave
+deterministically.
+
+The panes never talk to each other: they post the messages in ``messages.py`` and the app moves
+the user to the right tab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.command import CommandPalette
+from textual.widgets import Footer, TabbedContent, TabPane
+
+from stackgraph.tui import keys
+from stackgraph.tui.ask import AskPane
+from stackgraph.tui.browse import BrowsePane
+from stackgraph.tui.entity import EntityPane
+from stackgraph.tui.export import ExportPane
+from stackgraph.tui.history import History
+from stackgraph.tui.messages import AskQuestion, ExportEntity, OpenEntity, OpenSparql
+from stackgraph.tui.palette import ActionsProvider, EntityProvider, GotoEntityProvider
+from stackgraph.tui.sparql import SparqlPane
+from stackgraph.tui.status import StatusBar
+from stackgraph.tui.triage import TriagePane
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
+
+class StackgraphApp(App[None]):
+    """The stackgraph terminal app."""
+
+    TITLE = "stackgraph"
+    CSS_PATH = [
+        "app.tcss",
+        "status.tcss",
+        "answer.tcss",
+        "ask.tcss",
+        "browse.tcss",
+        "entity.tcss",
+        "triage.tcss",
+        "sparql.tcss",
+        "export.tcss",
+    ]
+    BINDINGS = keys.APP
+    COMMANDS = App.COMMANDS | {ActionsProvider, EntityProvider}
+
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        *,
+        data: Sequence[str | Path] = (),
+        store_url: str | None = None,
+        semantic: bool = True,
+        history: History | None = None,
+    ) -> None:
+        """With ``engine``, use it as is; without, load the graph (``data``, ``store_url``) in a
+        worker after the first paint. ``semantic`` says whether to load the embedding model too."""
+        super().__init__()
+        #: The engine, once it exists; None while the graph loads.
+        self.engine: Engine | None = None
+        self._given_engine = engine
+        self._data = list(data)
+        self._store_url = store_url
+        self._semantic = semantic
+        self.history = history if history is not None else History()
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with TabbedContent(id="tabs", initial="ask"):
+            with TabPane("Ask", id="ask"):
+                yield AskPane(self.history, id="ask-pane")
+            with TabPane("Browse", id="browse"):
+                yield BrowsePane(id="browse-pane")
+            with TabPane("Entity", id="entity"):
+                yield EntityPane(id="entity-pane")
+            with TabPane("Triage", id="triage"):
+                yield TriagePane(id="triage-pane")
+            with TabPane("SPARQL", id="sparql"):
+                yield SparqlPane(self.history, id="sparql-pane")
+            with TabPane("Export", id="export"):
+                yield ExportPane(id="export-pane")
+        yield Footer()
+
+    # ------------------------------------------------------------------ the engine
+
+    def on_mount(self) -> None:
+        self.query_one(AskPane).focus_default()
+        status = self.query_one(StatusBar)
+        if self._given_engine is not None:
+            self._engine_ready(self._given_engine)
+            if self._given_engine.semantic and self._semantic:
+                self._prepare_semantic(self._given_engine)
+        else:
+            status.busy("Loading the graph… (you can type a question already)")
+            self.call_after_refresh(self._load_engine)
+
+    @work(thread=True, exclusive=True, group="engine")
+    def _load_engine(self) -> None:
+        from stackgraph.graph.engine import Engine
+
+        try:
+            engine = Engine.load(self._data, self._store_url, semantic=self._semantic)
+        except Exception as problem:  # DataFileError, OSError, a remote store down: all end the app
+            self.call_from_thread(self._engine_failed, f"{type(problem).__name__}: {problem}")
+            return
+        self.call_from_thread(self._engine_ready, engine)
+        if engine.semantic:
+            self._warm_up(engine)
+
+    @work(thread=True, exclusive=True, group="engine")
+    def _prepare_semantic(self, engine: Engine) -> None:
+        self._warm_up(engine)
+
+    def _warm_up(self, engine: Engine) -> None:
+        """Load the embedding model (runs in the engine worker's thread)."""
+        status = self.query_one(StatusBar)
+        self.call_from_thread(status.busy, self._summary(engine) + " · loading the semantic model…")
+        try:
+            engine.prepare_semantic()
+        except Exception as problem:  # matching by name still works without the model
+            self.call_from_thread(status.error, f"{self._summary(engine)} · semantic matching off: {problem}")
+            return
+        self.call_from_thread(status.ready, self._summary(engine) + " · semantic matching ready")
+
+    @staticmethod
+    def _summary(engine: Engine) -> str:
+        where = f"remote store {engine.loaded.store_url}" if engine.loaded.store_url else "built-in graph"
+        extra = f" + {len(engine.loaded.data_files)} data file(s)" if engine.loaded.data_files else ""
+        return f"{where}{extra} · {len(engine.catalog.records):,} entities"
+
+    def _engine_ready(self, engine: Engine) -> None:
+        self.engine = engine
+        status = self.query_one(StatusBar)
+        status.ready(self._summary(engine) + ("" if engine.semantic else " · name matching"))
+        for pane in self._panes():
+            pane.engine_ready(engine)
+
+    def _engine_failed(self, message: str) -> None:
+        self.exit(return_code=1, message=f"stackgraph: error: could not load the graph: {message}")
+
+    def _panes(self) -> list[Any]:
+        return [
+            self.query_one(AskPane),
+            self.query_one(BrowsePane),
+            self.query_one(EntityPane),
+            self.query_one(TriagePane),
+            self.query_one(SparqlPane),
+            self.query_one(ExportPane),
+        ]
+
+    # ------------------------------------------------------------------ tabs and navigation
+
+    def pane(self, name: str) -> Any:
+        """The widget inside tab ``name`` ("ask", "browse", …)."""
+        return self.query_one(f"#{name}-pane")
+
+    def action_show_tab(self, name: str) -> None:
+        self.query_one(TabbedContent).active = name
+        self.pane(name).focus_default()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        name = event.pane.id or ""
+        if name == "export":
+            self._offer_exports()
+        if name:
+            self.pane(name).focus_default()
+
+    def _offer_exports(self, prefer: str | None = None) -> None:
+        entity_pane = self.query_one(EntityPane)
+        sparql_pane = self.query_one(SparqlPane)
+        entity = None
+        if entity_pane.current and entity_pane.description is not None:
+            entity = (entity_pane.current, entity_pane.description.entity.display)
+        self.query_one(ExportPane).set_sources(entity, sparql_pane.last_query, sparql_pane.last_result, prefer)
+
+    def open_entity(self, iri: str) -> None:
+        """Show the page of ``iri`` in the Entity tab."""
+        self.action_show_tab("entity")
+        self.query_one(EntityPane).show(iri)
+
+    @on(OpenEntity)
+    def _open_entity(self, message: OpenEntity) -> None:
+        self.open_entity(message.iri)
+
+    @on(OpenSparql)
+    def _open_sparql(self, message: OpenSparql) -> None:
+        self.action_show_tab("sparql")
+        self.query_one(SparqlPane).load(message.query, run=message.run)
+
+    @on(AskQuestion)
+    def _ask(self, message: AskQuestion) -> None:
+        self.action_show_tab("ask")
+        self.query_one(AskPane).ask(message.question)
+
+    @on(ExportEntity)
+    def _export_entity(self, message: ExportEntity) -> None:
+        self.query_one(TabbedContent).active = "export"
+        self._offer_exports(prefer="entity")
+        self.query_one(ExportPane).focus_default()
+
+    # ------------------------------------------------------------------ app-wide actions
+
+    def action_toggle_keys(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_goto_entity(self) -> None:
+        if not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(providers=[GotoEntityProvider], placeholder="Go to an entity by name…"))
+
+    async def run_keyed_action(self, pane: str | None, action: str) -> None:
+        """Run a binding's action as its key would (the palette's commands call this)."""
+        if pane is None:
+            await self.run_action(action)
+            return
+        self.action_show_tab(pane)
+        await self.run_action(action, self.pane(pane))

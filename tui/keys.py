@@ -1,0 +1,121 @@
+"""Every key binding of the app, as data: one list per screen, each binding with an id and a description.
+
+Widgets take their ``BINDINGS`` from here, the command palette lists every action from here (so a
+new binding is searchable the moment it is added), and the ids let a user remap keys through
+Textual's keymap. ``show=False`` only keeps a binding out of the one-line footer; the key panel
+(F1) and the palette show them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+#: The tabs in the order the tab bar shows them: (pane id, title, key).
+TABS: tuple[tuple[str, str, str], ...] = (
+    ("ask", "Ask", "f2"),
+    ("browse", "Browse", "f3"),
+    ("entity", "Entity", "f4"),
+    ("triage", "Triage", "f5"),
+    ("sparql", "SPARQL", "f6"),
+    ("export", "Export", "f7"),
+)
+
+APP: list[Binding] = [
+    Binding("f1", "toggle_keys", "Keys", priority=True, id="stackgraph.keys"),
+    # Priority, so that no focused widget can take them (the SPARQL editor binds F6 and F7).
+    *(
+        Binding(key, f"show_tab('{pane}')", title, show=False, priority=True, id=f"stackgraph.tab.{pane}")
+        for pane, title, key in TABS
+    ),
+    Binding("ctrl+g", "goto_entity", "Go to", priority=True, id="stackgraph.goto"),
+    Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="stackgraph.quit"),
+]
+
+ASK: list[Binding] = [
+    Binding("ctrl+o", "open_sparql", "SPARQL", id="stackgraph.ask.open-sparql"),
+    Binding("ctrl+t", "open_entity", "Entity", id="stackgraph.ask.open-entity"),
+    Binding("ctrl+n", "new_conversation", "New chat", id="stackgraph.ask.new-conversation"),
+]
+
+#: The question box's own keys (the Ask pane also answers to them, for the palette).
+HISTORY_INPUT: list[Binding] = [
+    Binding("up", "history_previous", "Older question", show=False, id="stackgraph.history.previous"),
+    Binding("down", "history_next", "Newer question", show=False, id="stackgraph.history.next"),
+]
+
+BROWSE: list[Binding] = [
+    Binding("o", "open", "Open page", id="stackgraph.browse.open"),
+    Binding("e", "expand_all", "Expand all", id="stackgraph.browse.expand-all"),
+    Binding("c", "collapse_all", "Collapse all", id="stackgraph.browse.collapse-all"),
+]
+
+ENTITY: list[Binding] = [
+    Binding("alt+left,b", "back", "Back", id="stackgraph.entity.back"),
+    Binding("alt+right,f", "forward", "Forward", id="stackgraph.entity.forward"),
+    Binding("x", "export", "Export", id="stackgraph.entity.export"),
+    Binding("a", "ask_about", "Ask", id="stackgraph.entity.ask"),
+]
+
+TRIAGE: list[Binding] = [
+    Binding("backspace,u", "undo", "Undo answer", id="stackgraph.triage.undo"),
+    Binding("r", "restart", "Restart", id="stackgraph.triage.restart"),
+]
+
+SPARQL: list[Binding] = [
+    Binding("ctrl+r,ctrl+enter", "run", "Run", id="stackgraph.sparql.run"),
+    Binding("alt+up", "history_previous", "Older query", id="stackgraph.sparql.history-previous"),
+    Binding("alt+down", "history_next", "Newer query", id="stackgraph.sparql.history-next"),
+]
+
+EXPORT: list[Binding] = [
+    Binding("ctrl+s", "save", "Save file", id="stackgraph.export.save"),
+]
+
+
+@dataclass(frozen=True)
+class KeyGroup:
+    """The bindings of one screen, for the palette: ``pane`` is None for app-wide actions."""
+
+    title: str
+    pane: str | None
+    bindings: tuple[Binding, ...]
+
+
+GROUPS: tuple[KeyGroup, ...] = (
+    KeyGroup("App", None, tuple(APP)),
+    KeyGroup("Ask", "ask", tuple(ASK + HISTORY_INPUT)),
+    KeyGroup("Browse", "browse", tuple(BROWSE)),
+    KeyGroup("Entity", "entity", tuple(ENTITY)),
+    KeyGroup("Triage", "triage", tuple(TRIAGE)),
+    KeyGroup("SPARQL", "sparql", tuple(SPARQL)),
+    KeyGroup("Export", "export", tuple(EXPORT)),
+)
+
+#: Longer help for the palette, by binding id; the footer keeps the short description.
+HELP: dict[str, str] = {
+    "stackgraph.keys": "Show or hide every key of the current screen",
+    "stackgraph.goto": "Jump to any entity by name",
+    "stackgraph.quit": "Leave stackgraph",
+    "stackgraph.ask.open-sparql": "Open the SPARQL behind the last answer in the SPARQL tab",
+    "stackgraph.ask.open-entity": "Open the page of the entity the last answer is about",
+    "stackgraph.ask.new-conversation": "Forget earlier turns: the next question starts afresh",
+    "stackgraph.history.previous": "Recall the previous question",
+    "stackgraph.history.next": "Recall the next question",
+    "stackgraph.browse.open": "Open the page of the highlighted node",
+    "stackgraph.browse.expand-all": "Expand every branch of the tree",
+    "stackgraph.browse.collapse-all": "Collapse every branch of the tree",
+    "stackgraph.entity.back": "Go back to the previous entity page",
+    "stackgraph.entity.forward": "Go forward again",
+    "stackgraph.entity.export": "Export this entity's neighbourhood",
+    "stackgraph.entity.ask": "Ask where this entity fits",
+    "stackgraph.triage.undo": "Take back the last answer",
+    "stackgraph.triage.restart": "Start the symptom's tree again",
+    "stackgraph.sparql.run": "Run the query in the editor",
+    "stackgraph.sparql.history-previous": "Load the previous query from history",
+    "stackgraph.sparql.history-next": "Load the next query from history",
+    "stackgraph.export.save": "Write the preview to the file named below it",
+}
+for _pane, _title, _key in TABS:
+    HELP[f"stackgraph.tab.{_pane}"] = f"Switch to the {_title} tab"
