@@ -54,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--predicates",
         nargs="+",
         metavar="P",
-        help="follow only these predicates (sg:fitsIn, an IRI or a label such as 'owned by')",
+        help="follow only these predicates (sg:fitsIn, an IRI or a label such as 'owned by'); "
+        "put NAMEs before this option, or separate predicates with commas",
     )
     parser.add_argument("--format", choices=FORMATS, help="output format (default turtle)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")

@@ -69,14 +69,14 @@ def _open(args: argparse.Namespace) -> tuple[LoadedGraph, float]:
 def run_validate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from stackgraph.graph.store import DataFileError
+    from stackgraph.graph.store import DataFileError, parse_file
     from stackgraph.graph.validate import validate
 
     args.data = [*(args.data or []), *args.files]
     shapes = Path(args.shapes) if args.shapes else None
-    if shapes is not None and not shapes.is_file():
-        return error(f"{shapes}: no such file")
     try:
+        if shapes is not None:
+            parse_file(shapes)  # a broken shapes file is reported like a data file: FILE:LINE: reason
         loaded, _seconds = _open(args)
         report = validate(loaded.graph, shapes)
     except DataFileError as problem:

@@ -68,6 +68,8 @@ class Engine:
         }
         #: Every diagnostic (command, tool, metric), for questions that describe a check.
         self.diagnostics: frozenset[str] = frozenset(self.entities_of("Diagnostic"))
+        #: Every symptom, triage branch and cause, for questions that describe a problem.
+        self.problems: frozenset[str] = frozenset(self.entities_of("Symptom", "TriageBranch", "Cause"))
         #: Whole-word tokens of the embedding model's vocabulary: ordinary English words, which
         #: are weak evidence when a one-word label ("Training", "Volcano") matches them.
         self.common_words: frozenset[str] = _common_words()

@@ -73,12 +73,16 @@ class LexicalIndex:
         self.docs: dict[str, _Doc] = {}
         #: The sentences each entity was indexed with (the semantic index embeds them too).
         self.sentences: dict[str, list[str]] = {}
+        #: How many entities carry each sentence: one said of many things says little about one.
+        self.sentence_count: dict[str, int] = defaultdict(int)
         frequency: dict[str, int] = defaultdict(int)
         for iri, (names, texts) in docs.items():
             doc = _Doc(set(), set())
             for name in names:
                 doc.name_terms.update(terms(name))
             self.sentences[iri] = list(texts)
+            for text in set(self.sentences[iri]):
+                self.sentence_count[text] += 1
             for text in self.sentences[iri]:
                 doc.text_terms.update(terms(text))
             self.docs[iri] = doc
@@ -87,6 +91,10 @@ class LexicalIndex:
         total = max(1, len(self.docs))
         self.idf = {t: math.log(1 + total / f) for t, f in frequency.items()}
         self._default_idf = math.log(1 + total)
+
+    def is_boilerplate(self, text: str) -> bool:
+        """Whether a sentence is shared by several entities (a section's general remark)."""
+        return self.sentence_count.get(text, 0) >= 3
 
     def weight(self, term: str) -> float:
         return self.idf.get(term, self._default_idf)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
 
 from stackgraph.graph.catalog import EntityRecord, normalize
 from stackgraph.graph.model import EntityRef, UnknownEntity
@@ -195,27 +196,59 @@ class Mention:
     how: str  # "exact", "code", "fuzzy", "semantic"
 
 
-def _variants(label: str) -> set[str]:
-    """The forms under which a label is matched."""
-    forms = {normalize(label)}
+def _plural_forms(form: str) -> set[str]:
+    words = form.split()
+    if not words:
+        return set()
+    last = words[-1]
+    if len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
+        return {" ".join([*words[:-1], last[:-1]])}
+    if len(last) > 2 and last.isalpha():
+        return {" ".join([*words[:-1], last + "s"])}
+    return set()
+
+
+def _variants(label: str) -> tuple[set[str], set[str]]:
+    """The forms under which a label is matched: (direct, derived).
+
+    Direct forms are the label itself and its plural or singular; derived forms are the label
+    without its parenthesis and the pieces inside it ("CUDA Out of Memory (OOM)" -> "oom"), which
+    rank below any entity that carries the form as a label of its own.
+    """
+    whole = normalize(label)
+    direct = {whole} | _plural_forms(whole)
+    derived: set[str] = set()
     inner = _PAREN.findall(label)
-    outer = _PAREN.sub(" ", label).strip()
     if inner:
-        forms.add(normalize(outer))
+        outer = normalize(_PAREN.sub(" ", label).strip())
+        derived |= {outer} | _plural_forms(outer)
         for text in inner:
             for piece in re.split(r",|;|/| or ", text):
-                if len(normalize(piece)) >= 2:
-                    forms.add(normalize(piece))
-    for form in list(forms):
-        words = form.split()
-        if not words:
-            continue
-        last = words[-1]
-        if len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
-            forms.add(" ".join([*words[:-1], last[:-1]]))
-        elif len(last) > 2 and last.isalpha():
-            forms.add(" ".join([*words[:-1], last + "s"]))
-    return {f for f in forms if f}
+                piece = normalize(piece)
+                if len(piece) >= 2:
+                    derived |= {piece} | _plural_forms(piece)
+    return {f for f in direct if f}, {f for f in derived - direct if f}
+
+
+#: Classes whose entities win a shared name over others, best first (a name people type for a
+#: technology means the technology, not the flow step or section that mentions it).
+CLASS_PRIORITY = (
+    "Layer",
+    "Technology",
+    "Symptom",
+    "Diagnostic",
+    "ConfigurationParameter",
+    "Workload",
+    "Cause",
+    "DesignChoice",
+    "Practice",
+    "TriageBranch",
+    "TriageStep",
+    "CrossCuttingConcern",
+    "Plane",
+    "LayerModel",
+    "FlowStep",
+)
 
 
 class Linker:
@@ -225,13 +258,24 @@ class Linker:
         self.engine = engine
         self.catalog = engine.catalog
         self.forms: dict[str, set[str]] = defaultdict(set)
-        self.primary: dict[str, set[str]] = defaultdict(set)  # forms from rdfs:label only
+        self.primary: dict[str, set[str]] = defaultdict(set)  # forms of rdfs:label
+        self.direct: dict[str, set[str]] = defaultdict(set)  # forms of any label, not derived
         for rec in self.catalog.records.values():
             for label in self.catalog.all_labels(rec):
-                for form in _variants(label):
+                direct, derived = _variants(label)
+                for form in direct | derived:
                     self.forms[form].add(rec.iri)
-            for form in _variants(rec.label):
+                for form in direct:
+                    self.direct[form].add(rec.iri)
+            for form in _variants(rec.label)[0]:
                 self.primary[form].add(rec.iri)
+        self._class_rank = {
+            rec.iri: min(
+                (i for i, cls in enumerate(CLASS_PRIORITY) if self.catalog.is_a(rec.iri, SG[cls])),
+                default=len(CLASS_PRIORITY),
+            )
+            for rec in self.catalog.records.values()
+        }
         self.max_words = max((len(f.split()) for f in self.forms), default=1)
         self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
         self._semantic = None
@@ -239,8 +283,12 @@ class Linker:
 
     # ------------------------------------------------------------------ mentions
 
-    def mentions(self, text: str, fuzzy: bool = True) -> list[Mention]:
-        """Entities named in ``text``, longest match first, without overlaps, in text order."""
+    def mentions(self, text: str, fuzzy: bool = True, prefer: str | None = None) -> list[Mention]:
+        """Entities named in ``text``, longest match first, without overlaps, in text order.
+
+        ``prefer`` (a class local name, "Workload") breaks ties between entities sharing a name in
+        favour of that class ("RAG" the workload rather than RAG the technology).
+        """
         words = normalize(text).split()
         model = self.model_hint(text)
         taken = [False] * len(words)
@@ -253,7 +301,7 @@ class Linker:
                 iris = self.forms.get(form)
                 if not iris or (size == 1 and (form in STOPWORDS or len(form) < 2)):
                     continue
-                for iri in self._rank(iris, form, model):
+                for iri in self._rank(iris, form, model, prefer):
                     found.append(Mention(iri, start, start + size, form, 1.0, "exact"))
                     break
                 for i in range(start, start + size):
@@ -264,18 +312,29 @@ class Linker:
         found.sort(key=lambda m: m.start)
         return found
 
-    def _rank(self, iris: set[str], form: str, model: str | None) -> list[str]:
-        """Order candidates for one surface form: rdfs:label matches over alternative labels,
-        the model the question names, then the more central entity (more sources)."""
+    def _rank(self, iris: set[str], form: str, model: str | None, prefer: str | None = None) -> list[str]:
+        """Order candidates for one surface form: the preferred class, the model the question
+        names, names over derived forms, rdfs:label over alternative labels, class priority, then
+        the more central entity (more sources)."""
 
         def key(iri: str) -> tuple:
             rec = self.catalog.get(iri)
+            preferred = 0 if prefer is None or self.catalog.is_a(iri, SG[prefer]) else 1
             in_model = 0
             if rec is not None and rec.model:
                 wanted = model or str(KG["nine-layer-model"])
                 in_model = 0 if rec.model == wanted else 1
+            direct = 0 if iri in self.direct.get(form, ()) else 1
             primary = 0 if iri in self.primary.get(form, ()) else 1
-            return (in_model, primary, -len(rec.sources) if rec else 0, iri)
+            return (
+                preferred,
+                in_model,
+                direct,
+                primary,
+                self._class_rank.get(iri, 99),
+                -len(rec.sources) if rec else 0,
+                iri,
+            )
 
         return sorted(iris, key=key)
 
@@ -319,24 +378,33 @@ class Linker:
         return None
 
     def _fuzzy(self, words: list[str], taken: list[bool]) -> list[Mention]:
+        """Close spellings of names: runs of 2-3 words by edit ratio, single uncommon words by
+        edit distance with transpositions ("NCLL" for NCCL, "NVLnik" for NVLink)."""
         found = []
+        common = self.engine.common_words
         for size in (3, 2, 1):
             for start in range(0, len(words) - size + 1):
                 if any(taken[start : start + size]):
                     continue
                 chunk = words[start : start + size]
-                if size == 1 and (chunk[0] in STOPWORDS or len(chunk[0]) < 5):
-                    continue
                 if all(w in STOPWORDS for w in chunk):
                     continue
                 form = " ".join(chunk)
-                best = process.extractOne(
-                    form, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_MIN
-                )
+                if size == 1:
+                    if form in STOPWORDS or form in common or len(form) < 4:
+                        continue
+                    cutoff = 1 - 1 / len(form) - 0.01  # one edit
+                    best = process.extractOne(
+                        form, self._fuzzy_choices, scorer=OSA.normalized_similarity, score_cutoff=cutoff
+                    )
+                    score = best[1] if best else 0.0
+                else:
+                    best = process.extractOne(form, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_MIN)
+                    score = best[1] / 100 if best else 0.0
                 if best is None:
                     continue
                 iri = self._rank(self.forms[best[0]], best[0], None)[0]
-                found.append(Mention(iri, start, start + size, form, best[1] / 100, "fuzzy"))
+                found.append(Mention(iri, start, start + size, form, score, "fuzzy"))
                 for i in range(start, start + size):
                     taken[i] = True
         return found

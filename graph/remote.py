@@ -78,11 +78,29 @@ def split_store_url(url: str) -> tuple[str, str | None]:
     return urlunsplit(parts._replace(query=rest)), (graphs[0] if graphs else None)
 
 
+class _Store(SPARQLStore):
+    """rdflib's SPARQLStore with a fixed, weighted Accept header.
+
+    rdflib builds ``Accept: application/sparql-results+xml, application/rdf+xml`` from a set, so the
+    order changes from process to process; Virtuoso honours the order and, when RDF/XML comes
+    first, answers a SELECT in RDF/XML (its result-set vocabulary), which rdflib then fails to read.
+    """
+
+    def response_mime_types(self) -> str:
+        return "application/sparql-results+xml, application/rdf+xml;q=0.9"
+
+
 def remote_graph(store_url: str) -> rdflib.Graph:
-    """An rdflib Graph whose every query goes to the endpoint (rdflib's SPARQLStore, XML results)."""
+    """An rdflib Graph whose every query goes to the endpoint (rdflib's SPARQLStore, XML results).
+
+    Only the project's prefixes are bound (not rdflib's thirty defaults): rdflib sends every bound
+    prefix as a PREFIX line with every query.
+    """
     endpoint, graph_iri = split_store_url(store_url)
-    store = SPARQLStore(query_endpoint=endpoint)
-    graph = rdflib.Graph(store=store, identifier=rdflib.URIRef(graph_iri) if graph_iri else None)
+    store = _Store(query_endpoint=endpoint)
+    graph = rdflib.Graph(
+        store=store, identifier=rdflib.URIRef(graph_iri) if graph_iri else None, bind_namespaces="none"
+    )
     for prefix, iri in PREFIXES.items():
         store.bind(prefix, rdflib.URIRef(iri), override=True)
     return graph

@@ -31,6 +31,7 @@ Timeouts and row caps above the maximum are lowered to the maximum, not refused.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import faulthandler
 import io
@@ -46,10 +47,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-try:
+with contextlib.suppress(ImportError):  # not on Windows; there the fork path is not taken either
     import resource
-except ImportError:  # not on Windows; there the fork path is not taken either
-    pass
 
 import rdflib
 from pyparsing import ParseBaseException
@@ -368,10 +367,8 @@ def _in_child(work: Callable[[], tuple], timeout_s: float) -> tuple:
     finally:
         os.close(read_fd)
         if not finished:
-            try:
+            with contextlib.suppress(ProcessLookupError):  # it may have just finished
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         os.waitpid(pid, 0)
     if not chunks:
         raise EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")

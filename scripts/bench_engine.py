@@ -39,16 +39,29 @@ def cold(command: list[str], runs: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--questions", default=str(ROOT.parent / "shared" / "eval" / "questions.jsonl"))
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
     stackgraph = shutil.which("stackgraph") or str(Path(sys.executable).parent / "stackgraph")
     load_code = "import time; t=time.perf_counter(); from stackgraph.graph.engine import Engine; e=Engine.load(); e.catalog; print(time.perf_counter()-t)"
-    loads = [float(subprocess.run([sys.executable, "-c", load_code], capture_output=True, text=True, check=True).stdout) for _ in range(args.runs)]
-    whole = cold([sys.executable, "-c", "from stackgraph.graph.engine import Engine; Engine.load()"], args.runs)
-    print(f"load (in process, best of {args.runs}): {min(loads) * 1000:.0f} ms; process start to ready: {whole * 1000:.0f} ms")
+    loads = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", load_code], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(args.runs)
+    ]
+    whole = cold(
+        [sys.executable, "-c", "from stackgraph.graph.engine import Engine; Engine.load()"], args.runs
+    )
+    print(
+        f"load (in process, best of {args.runs}): {min(loads) * 1000:.0f} ms; process start to ready: {whole * 1000:.0f} ms"
+    )
 
     from stackgraph.graph.conversation import Conversation
     from stackgraph.graph.engine import Engine

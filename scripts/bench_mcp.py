@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -72,7 +73,9 @@ class Session:
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
-        response = await self.client.post(self.url, json={"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        response = await self.client.post(
+            self.url, json={"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        )
         response.raise_for_status()
         if sid := response.headers.get("mcp-session-id"):
             self.client.headers["mcp-session-id"] = sid
@@ -81,7 +84,11 @@ class Session:
     async def open(self) -> None:
         reply = await self.request(
             "initialize",
-            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench_mcp", "version": "1"}},
+            {
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "bench_mcp", "version": "1"},
+            },
         )
         if "error" in reply:
             raise RuntimeError(f"initialize failed: {reply['error']}")
@@ -93,10 +100,8 @@ class Session:
 
     async def close(self) -> None:
         if "mcp-session-id" in self.client.headers:
-            try:
+            with contextlib.suppress(httpx.HTTPError):
                 await self.client.delete(self.url)
-            except httpx.HTTPError:
-                pass
         await self.client.aclose()
 
 
@@ -117,7 +122,9 @@ async def pick_names(url: str, token: str | None, tool: str, wanted: int = 20) -
     try:
         layers = await session.call("list_layers", {"limit": 50})
         items = layers["result"]["structuredContent"]["layers"]["items"]
-        names = list(dict.fromkeys(m["label"] for layer in items for m in layer["members"] if not m.get("code")))
+        names = list(
+            dict.fromkeys(m["label"] for layer in items for m in layer["members"] if not m.get("code"))
+        )
         good = []
         for name in names:
             reply = await session.call(tool, arguments_for(tool, name))
@@ -132,7 +139,9 @@ async def pick_names(url: str, token: str | None, tool: str, wanted: int = 20) -
         await session.close()
 
 
-async def run_client(url: str, token: str | None, tool: str, names: list[str], calls: int, index: int, stats: Stats) -> None:
+async def run_client(
+    url: str, token: str | None, tool: str, names: list[str], calls: int, index: int, stats: Stats
+) -> None:
     session = Session(url, token)
     try:
         await session.open()
@@ -152,7 +161,9 @@ async def run_client(url: str, token: str | None, tool: str, names: list[str], c
             else:
                 stats.latencies_ms.append(elapsed)
     except Exception as error:  # a client that cannot even open counts all its calls as errors
-        stats.errors.extend([f"session failed: {type(error).__name__}: {error}"] * max(0, calls - len(stats.latencies_ms)))
+        stats.errors.extend(
+            [f"session failed: {type(error).__name__}: {error}"] * max(0, calls - len(stats.latencies_ms))
+        )
     finally:
         await session.close()
 
@@ -167,11 +178,25 @@ def start_server(port: int, token: str | None, extra: list[str]) -> subprocess.P
     env.pop("STACKGRAPH_TOKEN", None)
     if token:
         env["STACKGRAPH_TOKEN"] = token
-    command = [sys.executable, "-m", "stackgraph.cli", "serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "WARNING", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "stackgraph.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "WARNING",
+        *extra,
+    ]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
-async def wait_ready(base: str, token: str | None, process: subprocess.Popen, timeout: float = 120.0) -> float:
+async def wait_ready(
+    base: str, token: str | None, process: subprocess.Popen, timeout: float = 120.0
+) -> float:
     started = time.perf_counter()
     headers = {"authorization": f"Bearer {token}"} if token else {}
     async with httpx.AsyncClient(headers=headers) as client:
@@ -203,7 +228,9 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
         stats = Stats()
         started = time.perf_counter()
         await asyncio.wait_for(
-            asyncio.gather(*(run_client(url, token, args.tool, names, args.calls, i, stats) for i in range(args.clients))),
+            asyncio.gather(
+                *(run_client(url, token, args.tool, names, args.calls, i, stats) for i in range(args.clients))
+            ),
             timeout=args.max_seconds,
         )
         wall = time.perf_counter() - started
@@ -234,16 +261,30 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", type=int, default=50, help=f"concurrent clients (1-{MAX_CLIENTS}, default 50)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--clients", type=int, default=50, help=f"concurrent clients (1-{MAX_CLIENTS}, default 50)"
+    )
     parser.add_argument("--calls", type=int, default=50, help=f"calls per client (1-{MAX_CALLS}, default 50)")
-    parser.add_argument("--tool", default="where_fits", choices=["where_fits", "describe", "search", "neighbors", "ask"])
+    parser.add_argument(
+        "--tool", default="where_fits", choices=["where_fits", "describe", "search", "neighbors", "ask"]
+    )
     parser.add_argument("--stateless", action="store_true", help="run the server without MCP sessions")
-    parser.add_argument("--no-semantic", action="store_true", help="run the server without the embedding model")
-    parser.add_argument("--max-seconds", type=float, default=300.0, help=f"give up after this long (at most {MAX_SECONDS})")
+    parser.add_argument(
+        "--no-semantic", action="store_true", help="run the server without the embedding model"
+    )
+    parser.add_argument(
+        "--max-seconds", type=float, default=300.0, help=f"give up after this long (at most {MAX_SECONDS})"
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
-    if not (1 <= args.clients <= MAX_CLIENTS and 1 <= args.calls <= MAX_CALLS and 0 < args.max_seconds <= MAX_SECONDS):
+    if not (
+        1 <= args.clients <= MAX_CLIENTS
+        and 1 <= args.calls <= MAX_CALLS
+        and 0 < args.max_seconds <= MAX_SECONDS
+    ):
         parser.error(f"bounds: clients 1-{MAX_CLIENTS}, calls 1-{MAX_CALLS}, max-seconds up to {MAX_SECONDS}")
     report = asyncio.run(bench(args))
     if args.json:

@@ -110,7 +110,9 @@ def http_caller(base: str, query: str, distinct: bool) -> Callable[[int], None]:
 
     def call(n: int) -> None:
         text = f"# {n}\n{query}" if distinct else query
-        response = client.get(base, params={"query": text}, headers={"Accept": "application/sparql-results+json"})
+        response = client.get(
+            base, params={"query": text}, headers={"Accept": "application/sparql-results+json"}
+        )
         response.raise_for_status()
 
     return call
@@ -135,14 +137,18 @@ def bench_queries(seconds: float, concurrencies: list[int]) -> list[str]:
                 for distinct in (False, True):
                     label = f"HTTP {name}, {concurrency} client{'s' if concurrency > 1 else ''}"
                     label += ", distinct text" if distinct else ""
-                    lines.append(row(label, measure(http_caller(base, query, distinct), seconds, concurrency)))
+                    lines.append(
+                        row(label, measure(http_caller(base, query, distinct), seconds, concurrency))
+                    )
     finally:
         server.terminate()
         server.wait(10)
 
     graph = load_graph().graph
     for name, query in (("point", POINT), ("2-hop", TWO_HOP)):
-        lines.append(row(f"in process run_query {name}", measure(lambda n, q=query: run_query(graph, q), seconds)))
+        lines.append(
+            row(f"in process run_query {name}", measure(lambda n, q=query: run_query(graph, q), seconds))
+        )
         lines.append(
             row(
                 f"in process run_query {name}, distinct text",
@@ -174,7 +180,16 @@ def bench_answers() -> list[str]:
     port = free_port()
     with tempfile.TemporaryDirectory() as location:
         server = subprocess.Popen(
-            [binary_path, "serve", "--location", location, "--bind", f"127.0.0.1:{port}", "--timeout-s", "30"],
+            [
+                binary_path,
+                "serve",
+                "--location",
+                location,
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--timeout-s",
+                "30",
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -187,7 +202,10 @@ def bench_answers() -> list[str]:
             main(["push", base + "/update"])
             push_s = time.perf_counter() - push_started
             results = {}
-            for name, kwargs in (("embedded", {}), ("--store (Oxigraph server)", {"store_url": base + "/query"})):
+            for name, kwargs in (
+                ("embedded", {}),
+                ("--store (Oxigraph server)", {"store_url": base + "/query"}),
+            ):
                 started = time.perf_counter()
                 engine = Engine.load(semantic=False, **kwargs)
                 load_s = time.perf_counter() - started
@@ -199,7 +217,11 @@ def bench_answers() -> list[str]:
                     engine.ask(q)
                     latencies.append((time.perf_counter() - t) * 1000)
                 latencies.sort()
-                results[name] = (load_s, statistics.median(latencies), latencies[int(len(latencies) * 0.95) - 1])
+                results[name] = (
+                    load_s,
+                    statistics.median(latencies),
+                    latencies[int(len(latencies) * 0.95) - 1],
+                )
         finally:
             server.terminate()
             server.wait(10)
@@ -215,7 +237,9 @@ def bench_answers() -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=5.0, help="measuring time per row")
     parser.add_argument("--concurrency", default="1,4", help="HTTP client threads, comma-separated")
     parser.add_argument("--no-store", action="store_true", help="skip the answer-latency part")

@@ -23,8 +23,10 @@ QUESTIONS = (
 def main() -> None:
     started = time.perf_counter()
     engine = Engine.load()
-    print(f"graph loaded: {len(engine.graph):,} triples, {len(engine.catalog.records):,} entities "
-          f"in {time.perf_counter() - started:.2f} s\n")
+    print(
+        f"graph loaded: {len(engine.graph):,} triples, {len(engine.catalog.records):,} entities "
+        f"in {time.perf_counter() - started:.2f} s\n"
+    )
     for question in QUESTIONS:
         t0 = time.perf_counter()
         answer = engine.ask(question)

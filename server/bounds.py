@@ -74,7 +74,9 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
             raise ValueError
         return data
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise UserError("bad argument 'cursor': not a cursor this server issued; omit it to start over") from None
+        raise UserError(
+            "bad argument 'cursor': not a cursor this server issued; omit it to start over"
+        ) from None
 
 
 class Bounds:
@@ -105,7 +107,9 @@ class Bounds:
         if cursor is not None:
             data = decode_cursor(cursor)
             if data.get("t") != tool or data.get("k") != key:
-                raise UserError("bad argument 'cursor': it belongs to a different call; omit it to start over")
+                raise UserError(
+                    "bad argument 'cursor': it belongs to a different call; omit it to start over"
+                )
             bounds.continuing = True
             bounds.offsets = dict(data["o"])
         return bounds
@@ -118,7 +122,11 @@ class Bounds:
         return min(self.offsets.get(field, total), total)
 
     def page(
-        self, field: str, items: Sequence[Any], convert: Callable[[Any], Any] = lambda x: x, limit: int | None = None
+        self,
+        field: str,
+        items: Sequence[Any],
+        convert: Callable[[Any], Any] = lambda x: x,
+        limit: int | None = None,
     ) -> Page:
         """A page of a list the tool holds in full."""
         limit = limit or self.limit
@@ -127,12 +135,20 @@ class Bounds:
         return Page(field, window, len(items), start, limit)
 
     def window(
-        self, field: str, window: Sequence[Any], total: int | None, offset: int, limit: int | None = None, more: bool | None = None
+        self,
+        field: str,
+        window: Sequence[Any],
+        total: int | None,
+        offset: int,
+        limit: int | None = None,
+        more: bool | None = None,
     ) -> Page:
         """A page of a list the engine already paged (search, neighbors, SPARQL rows)."""
         return Page(field, list(window), total, offset, limit or self.limit, more)
 
-    def finish(self, data: dict[str, Any], model: type[BaseModel], render: Callable[[dict[str, Any]], str]) -> ToolResult:
+    def finish(
+        self, data: dict[str, Any], model: type[BaseModel], render: Callable[[dict[str, Any]], str]
+    ) -> ToolResult:
         """Trim to size, render pages and cursor, validate against ``model``, add the text."""
         pages = [value for value in _walk(data) if isinstance(value, Page)]
         notice = data.pop("notice", None)

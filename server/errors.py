@@ -60,7 +60,9 @@ def tool_errors(tool: str, argument: str | None = None) -> Iterator[None]:
         raise UserError(f"bad argument: {' '.join(str(error).split())}") from None
     except Exception as error:
         log.exception("%s failed", tool)
-        raise ToolError(f"{tool} failed: {type(error).__name__}: {' '.join(str(error).split())[:300]}") from None
+        raise ToolError(
+            f"{tool} failed: {type(error).__name__}: {' '.join(str(error).split())[:300]}"
+        ) from None
 
 
 def _describe_input(value: Any) -> str:

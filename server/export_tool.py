@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from stackgraph.server.errors import UserError
 
-
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 

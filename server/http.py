@@ -105,7 +105,12 @@ class Guard:
     """ASGI middleware applying the Origin, Host and token checks to every HTTP request."""
 
     def __init__(
-        self, app: ASGIApp, *, token: str | None, allowed_origins: Sequence[str] = (), loopback_bind: bool = True
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        allowed_origins: Sequence[str] = (),
+        loopback_bind: bool = True,
     ) -> None:
         self.app = app
         self.token = token.encode() if token else None
@@ -119,7 +124,13 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         host = headers.get("host", "")
         if self.loopback_bind and host and not is_loopback(host):
-            await _refuse(scope, receive, send, 421, "misdirected request: this server answers only to loopback host names")
+            await _refuse(
+                scope,
+                receive,
+                send,
+                421,
+                "misdirected request: this server answers only to loopback host names",
+            )
             return
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin, scope, host):
@@ -159,10 +170,17 @@ class Guard:
 
 
 async def _refuse(
-    scope: Scope, receive: Receive, send: Send, status: int, message: str, headers: dict[str, str] | None = None
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
 ) -> None:
     body = json.dumps({"error": message, "status": status})
-    await Response(body, status_code=status, media_type="application/json", headers=headers)(scope, receive, send)
+    await Response(body, status_code=status, media_type="application/json", headers=headers)(
+        scope, receive, send
+    )
 
 
 def _sparql_routes(get_graph: Callable[[], Any]) -> list[BaseRoute]:
@@ -210,7 +228,10 @@ def create_app(
     routes.append(Mount("/", app=mcp_app))
     app = Starlette(routes=routes, lifespan=mcp_app.lifespan)
     app.add_middleware(
-        Guard, token=token, allowed_origins=tuple(allowed_origins), loopback_bind=is_loopback(host)  # type: ignore[arg-type]
+        Guard,
+        token=token,
+        allowed_origins=tuple(allowed_origins),
+        loopback_bind=is_loopback(host),  # type: ignore[arg-type]
     )
     runtime.start()
     return app
@@ -222,7 +243,9 @@ def uvicorn_log_config(level: str = "INFO") -> dict[str, Any]:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"}},
+        "handlers": {
+            "stderr": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"}
+        },
         "loggers": {
             "uvicorn": {"handlers": ["stderr"], "level": level, "propagate": False},
             "uvicorn.error": {"level": level},

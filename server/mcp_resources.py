@@ -131,9 +131,11 @@ def _known_as(runtime: Runtime, name: str) -> str:
         ref = runtime.engine().resolve(name)
     except UnknownEntity as error:
         if error.suggestions:
-            return f"stackgraph has no entity named {name!r}; the closest are " + ", ".join(
-                s.display for s in error.suggestions[:5]
-            ) + "."
+            return (
+                f"stackgraph has no entity named {name!r}; the closest are "
+                + ", ".join(s.display for s in error.suggestions[:5])
+                + "."
+            )
         return f"stackgraph has no entity named {name!r}; use `search` to find the right name."
     except Exception as error:  # a prompt must render even when the engine cannot help
         log.warning("prompt context unavailable: %s", error)
@@ -146,7 +148,9 @@ def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
 
     @mcp.prompt(name="triage_incident", title="Triage an incident")
     def triage_incident(
-        symptom: Annotated[str, Field(description='What is going wrong, e.g. "NCCL timeout during all-reduce".')],
+        symptom: Annotated[
+            str, Field(description='What is going wrong, e.g. "NCCL timeout during all-reduce".')
+        ],
     ) -> str:
         """Triage an incident from its symptom: find the owning layer, walk the decision tree, list checks."""
         return "\n".join(
@@ -164,7 +168,9 @@ def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
 
     @mcp.prompt(name="place_technology", title="Place a technology in the stack")
     def place_technology(
-        name: Annotated[str, Field(description='A technology or product, e.g. "UALink", "Triton", "Lustre".')],
+        name: Annotated[
+            str, Field(description='A technology or product, e.g. "UALink", "Triton", "Lustre".')
+        ],
     ) -> str:
         """Place a technology in both layer models and explain its neighbours and alternatives."""
         return "\n".join(
@@ -180,7 +186,9 @@ def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
 
     @mcp.prompt(name="explain_layer", title="Explain a layer")
     def explain_layer(
-        layer: Annotated[str, Field(description='A layer code or name, e.g. "L8", "eight L5", "Node Interconnect".')],
+        layer: Annotated[
+            str, Field(description='A layer code or name, e.g. "L8", "eight L5", "Node Interconnect".')
+        ],
     ) -> str:
         """Explain one layer: what it does, what runs in it, what fails there and how to check it."""
         return "\n".join(

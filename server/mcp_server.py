@@ -33,7 +33,9 @@ with the same arguments for more. All tools are read-only.
 """
 
 
-def build_server(engine_factory: Callable[[], Engine], *, semantic: bool = True, start: bool = True) -> FastMCP:
+def build_server(
+    engine_factory: Callable[[], Engine], *, semantic: bool = True, start: bool = True
+) -> FastMCP:
     """The stackgraph MCP server over the engine ``engine_factory`` builds (called once, in the
     background; ``semantic`` also loads the embedding model there). The server's runtime (engine,
     conversations) is available as ``server.stackgraph_runtime``."""

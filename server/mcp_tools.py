@@ -9,8 +9,10 @@ synchronous and a tool may have to wait for the graph to finish loading.
 from __future__ import annotations
 
 import inspect
+from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+import anyio
 from fastmcp.tools.base import ToolResult
 from pydantic import Field
 
@@ -39,7 +41,9 @@ LAYER_MEMBERS_SHOWN = 6
 
 Cursor = Annotated[
     str | None,
-    Field(description="Opaque cursor from a previous result of this tool; pass it with the same arguments for the next page."),
+    Field(
+        description="Opaque cursor from a previous result of this tool; pass it with the same arguments for the next page."
+    ),
 ]
 EntityName = Annotated[
     str,
@@ -83,13 +87,23 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
 
     def tool(model: type, title: str):
         def decorate(fn):
-            mcp.tool(fn, name=fn.__name__, title=title, output_schema=model.model_json_schema(), annotations=READ_ONLY)
+            mcp.tool(
+                fn,
+                name=fn.__name__,
+                title=title,
+                output_schema=model.model_json_schema(),
+                annotations=READ_ONLY,
+            )
             return fn
 
         return decorate
 
     def answer_result(
-        tool_name: str, answer: Answer, cursor: str | None, conversation_id: str | None = None, token: str | None = None
+        tool_name: str,
+        answer: Answer,
+        cursor: str | None,
+        conversation_id: str | None = None,
+        token: str | None = None,
     ) -> ToolResult:
         token = token or runtime.remember_answer(answer)
         bounds = Bounds.for_key(tool_name, token, cursor, limit=25)
@@ -115,8 +129,26 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             raise UserError("bad argument 'cursor': it has expired; ask again without a cursor")
         return answer, str(data["k"])
 
-    def shortcut(tool_name: str, question: str, intent: str, cursor: str | None, subject: str) -> ToolResult:
-        """where_fits / owner_of_symptom / diagnose: one question of a fixed kind."""
+    async def shortcut(
+        tool_name: str, question: str, intent: str, cursor: str | None, subject: str
+    ) -> ToolResult:
+        """where_fits / owner_of_symptom / diagnose: one question of a fixed kind.
+
+        The graph does not change while the server runs, so a complete (untruncated) result is
+        kept and served again from the event loop, without a trip to a worker thread."""
+        key = (tool_name, subject)
+        if cursor is None and (hit := runtime.results.get(key)) is not None:
+            return hit
+        result = await anyio.to_thread.run_sync(
+            partial(answer_shortcut, tool_name, question, intent, cursor, subject)
+        )
+        if cursor is None and not (result.structured_content or {}).get("truncated"):
+            runtime.results.put(key, result)
+        return result
+
+    def answer_shortcut(
+        tool_name: str, question: str, intent: str, cursor: str | None, subject: str
+    ) -> ToolResult:
         with tool_errors(tool_name):
             if cursor:
                 answer, token = cached_answer(tool_name, cursor)
@@ -132,7 +164,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                         suggestions = error.suggestions
                 names = "; ".join(f"{s.display} ({s.type})" for s in suggestions[:5])
                 hint = f" Closest matches: {names}. Call again with one of these names." if names else ""
-                raise UserError(f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}")
+                raise UserError(
+                    f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}"
+                )
             return answer_result(tool_name, answer, None)
 
     @tool(schemas.AnswerResult, "Ask stackgraph a question")
@@ -172,7 +206,12 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
 
     @tool(schemas.SearchResult, "Search entities by name or meaning")
     def search(
-        text: Annotated[str, Field(min_length=1, max_length=300, description="Words to match against entity names and meaning.")],
+        text: Annotated[
+            str,
+            Field(
+                min_length=1, max_length=300, description="Words to match against entity names and meaning."
+            ),
+        ],
         type: Annotated[
             str | None,
             Field(
@@ -196,7 +235,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             engine = runtime.engine(semantic=True)
             found, total = engine.search(text, type=type, limit=limit, offset=offset)
             page = bounds.window("results", [r.to_dict() for r in found], total, offset)
-            return bounds.finish({"text": text, "type": type, "results": page}, schemas.SearchResult, render.search)
+            return bounds.finish(
+                {"text": text, "type": type, "results": page}, schemas.SearchResult, render.search
+            )
 
     @tool(schemas.DescribeResult, "Describe one entity")
     def describe(
@@ -209,7 +250,12 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             ),
         ] = "summary",
         limit: Annotated[
-            int | None, Field(ge=1, le=200, description="Edges per direction per page (default 15 for summary, 50 for full).")
+            int | None,
+            Field(
+                ge=1,
+                le=200,
+                description="Edges per direction per page (default 15 for summary, 50 for full).",
+            ),
         ] = None,
         cursor: Cursor = None,
     ) -> ToolResult:
@@ -249,9 +295,14 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             return bounds.finish(data, schemas.DescribeResult, render.describe)
 
     @tool(schemas.AnswerResult, "Where a technology fits in the stack")
-    def where_fits(
+    async def where_fits(
         technology: Annotated[
-            str, Field(min_length=1, max_length=300, description='A technology or product, e.g. "UALink", "vLLM", "GPUDirect Storage".')
+            str,
+            Field(
+                min_length=1,
+                max_length=300,
+                description='A technology or product, e.g. "UALink", "vLLM", "GPUDirect Storage".',
+            ),
         ],
         cursor: Cursor = None,
     ) -> ToolResult:
@@ -261,10 +312,12 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         operational map) where the graph places it. An unknown technology fails with the closest
         matches.
         """
-        return shortcut("where_fits", f"Where does {technology} fit in the stack?", "where_fits", cursor, technology)
+        return await shortcut(
+            "where_fits", f"Where does {technology} fit in the stack?", "where_fits", cursor, technology
+        )
 
     @tool(schemas.AnswerResult, "Which layer owns a symptom")
-    def owner_of_symptom(
+    async def owner_of_symptom(
         symptom: Annotated[
             str,
             Field(
@@ -280,18 +333,25 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         Use it first when triaging an incident; then `diagnose` for what to check and `triage`
         to walk the decision tree.
         """
-        return shortcut("owner_of_symptom", f"Which layer owns {symptom}?", "owner_of_symptom", cursor, symptom)
+        return await shortcut(
+            "owner_of_symptom", f"Which layer owns {symptom}?", "owner_of_symptom", cursor, symptom
+        )
 
     @tool(schemas.AnswerResult, "How to diagnose a symptom")
-    def diagnose(
+    async def diagnose(
         symptom: Annotated[
-            str, Field(min_length=1, max_length=500, description='What you observe, e.g. "NCCL timeout", "GPU Xid errors".')
+            str,
+            Field(
+                min_length=1,
+                max_length=500,
+                description='What you observe, e.g. "NCCL timeout", "GPU Xid errors".',
+            ),
         ],
         cursor: Cursor = None,
     ) -> ToolResult:
         """How to check a symptom: the diagnostic commands and checks the graph lists for it and
         its likely causes, with the layer each belongs to."""
-        return shortcut("diagnose", f"How do I diagnose {symptom}?", "diagnose", cursor, symptom)
+        return await shortcut("diagnose", f"How do I diagnose {symptom}?", "diagnose", cursor, symptom)
 
     @tool(schemas.TriageResult, "Walk a triage tree one step at a time")
     def triage(
@@ -369,7 +429,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             bounds = Bounds("neighbors", (ref.iri, depth), cursor, limit)
             offset = bounds.offsets.get("edges", 0) if bounds.continuing else 0
             edges, total = engine.neighbors(ref.iri, depth=depth, limit=offset + limit)
-            page = bounds.window("edges", [e.to_dict() for e in edges[offset : offset + limit]], total, offset)
+            page = bounds.window(
+                "edges", [e.to_dict() for e in edges[offset : offset + limit]], total, offset
+            )
             data = {"entity": ref.to_dict(), "depth": depth, "edges": page}
             return bounds.finish(data, schemas.NeighborsResult, render.neighbors)
 
@@ -417,7 +479,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             ),
         ],
         limit: Annotated[int, Field(ge=1, le=1000, description="Rows per page (1-1000).")] = 100,
-        timeout_s: Annotated[float, Field(gt=0, le=30, description="Give up after this many seconds (at most 30).")] = 5.0,
+        timeout_s: Annotated[
+            float, Field(gt=0, le=30, description="Give up after this many seconds (at most 30).")
+        ] = 5.0,
         cursor: Cursor = None,
     ) -> ToolResult:
         """Query the graph directly with SPARQL (read-only).
@@ -482,4 +546,3 @@ def _chunk(text: str, offset: int, size: int) -> str:
         if cut > size // 2:
             piece = piece[: cut + 1]
     return piece
-

@@ -80,7 +80,10 @@ def _value(value: dict[str, Any] | str) -> str:
 
 
 def triage(data: dict[str, Any]) -> str:
-    lines = [f"Triage of {_ref(data['symptom'])}" + (f" after: {' → '.join(data['taken'])}" if data["taken"] else "")]
+    lines = [
+        f"Triage of {_ref(data['symptom'])}"
+        + (f" after: {' → '.join(data['taken'])}" if data["taken"] else "")
+    ]
     if data["done"]:
         if data.get("conclusion"):
             lines.append(f"Conclusion: {data['conclusion']}")

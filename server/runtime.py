@@ -15,7 +15,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from stackgraph.graph.conversation import Conversation
@@ -32,6 +32,8 @@ SEMANTIC_WAIT_S = 120.0
 MAX_CONVERSATIONS = 512
 #: Answers kept so that their cursors can page through long lists.
 MAX_CACHED_ANSWERS = 256
+#: Complete results of the idempotent shortcut tools, served again without recomputing.
+MAX_CACHED_RESULTS = 2048
 
 #: Modules the engine imports lazily, imported on the loading thread before any tool runs: two
 #: threads importing rdflib's SPARQL plugin at once can see it half-initialised (circular imports).
@@ -117,6 +119,7 @@ class Runtime:
         self._start_lock = threading.Lock()
         self.conversations: LRU[str, tuple[threading.Lock, Conversation]] = LRU(MAX_CONVERSATIONS)
         self.answers: LRU[str, Answer] = LRU(MAX_CACHED_ANSWERS)
+        self.results: LRU[tuple[str, ...], Any] = LRU(MAX_CACHED_RESULTS)
 
     def start(self) -> None:
         """Begin loading in the background (idempotent)."""
@@ -146,7 +149,9 @@ class Runtime:
                 self._engine.prepare_semantic()
                 log.info("embedding model ready in %.2f s", time.perf_counter() - started)
         except Exception as error:  # the engine falls back to lexical linking
-            log.warning("embedding model unavailable, linking by names only: %s: %s", type(error).__name__, error)
+            log.warning(
+                "embedding model unavailable, linking by names only: %s: %s", type(error).__name__, error
+            )
         finally:
             self._semantic_ready.set()
 
@@ -158,11 +163,15 @@ class Runtime:
         """The engine, waiting for it (and for the model when ``semantic``) if still loading."""
         self.start()
         if not self._engine_ready.wait(ENGINE_WAIT_S):
-            raise EngineUnavailable(f"the graph is still loading after {ENGINE_WAIT_S:.0f} s; try again shortly")
+            raise EngineUnavailable(
+                f"the graph is still loading after {ENGINE_WAIT_S:.0f} s; try again shortly"
+            )
         if self._engine is None:
             raise EngineUnavailable(f"the graph failed to load: {self._error}")
         if semantic and not self._semantic_ready.wait(SEMANTIC_WAIT_S):
-            log.warning("embedding model still loading after %.0f s; answering without waiting", SEMANTIC_WAIT_S)
+            log.warning(
+                "embedding model still loading after %.0f s; answering without waiting", SEMANTIC_WAIT_S
+            )
         return self._engine
 
     def conversation(self, conversation_id: str) -> tuple[threading.Lock, Conversation]:

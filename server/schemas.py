@@ -25,7 +25,8 @@ class Page(BaseModel, Generic[T]):
     limit: int = Field(description="The most items a page of this list holds.")
     truncated: bool = Field(description="True when more items follow this page.")
     cursor: str | None = Field(
-        default=None, description="Opaque; pass it to the same tool with the same arguments for the next page."
+        default=None,
+        description="Opaque; pass it to the same tool with the same arguments for the next page.",
     )
 
 
@@ -34,7 +35,8 @@ class Bounded(BaseModel):
 
     truncated: bool = Field(default=False, description="True when any list of this result has more items.")
     cursor: str | None = Field(
-        default=None, description="Opaque; pass it back with the same arguments to get the next page of every list."
+        default=None,
+        description="Opaque; pass it back with the same arguments to get the next page of every list.",
     )
     notice: str | None = Field(default=None, description="Set when the result was trimmed to stay small.")
 
@@ -125,7 +127,9 @@ class TriageResult(Bounded):
     symptom: EntityRefOut
     done: bool = Field(description="True when the walk reached a conclusion.")
     question: str | None = Field(description="The question to answer next (None when done).")
-    options: Page[str] = Field(description="Valid answers to `question`; append one to `answers` and call again.")
+    options: Page[str] = Field(
+        description="Valid answers to `question`; append one to `answers` and call again."
+    )
     taken: list[str] = Field(description="The answers taken so far, in order.")
     action: str | None = None
     conclusion: str | None = None

@@ -327,7 +327,9 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph]) -> Re
         raise _BadRequest(400, str(exc)) from None
     graph_result = kind in ("construct", "describe")
     offers = GRAPH_OFFERS if graph_result else SELECT_OFFERS
-    chosen = _format_param(params.get("format", []) + params.get("output", []), offers) or negotiate(accept, offers)
+    chosen = _format_param(params.get("format", []) + params.get("output", []), offers) or negotiate(
+        accept, offers
+    )
     if chosen is None:
         available = ", ".join(dict.fromkeys(media for media, _ in offers))
         raise _BadRequest(406, f"cannot produce {accept} for {kind.upper()} queries; available: {available}")

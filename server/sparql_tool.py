@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from stackgraph.server.errors import UserError
 
-
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 
@@ -37,7 +36,9 @@ def run_sparql(engine: Engine, query: str, max_rows: int, timeout_s: float) -> d
         rows.sort(key=lambda r: (r["subject"], r["predicate"], r["object"]))
     else:
         variables = list(result.vars)
-        rows = [{name: _term(value) for name, value in zip(variables, row, strict=False)} for row in result.rows]
+        rows = [
+            {name: _term(value) for name, value in zip(variables, row, strict=False)} for row in result.rows
+        ]
     return {
         "kind": result.kind,
         "variables": variables,

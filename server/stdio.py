@@ -26,9 +26,12 @@ async def serve_stdio(server: FastMCP, wire_fd: int) -> None:
     wire = io.TextIOWrapper(os.fdopen(wire_fd, "wb", buffering=0), encoding="utf-8", write_through=True)
     token = set_transport("stdio")
     try:
-        async with server._lifespan_manager():  # noqa: SLF001 - what run_stdio_async does, on our stream
-            async with stdio_server(stdout=anyio.wrap_file(wire)) as (read_stream, write_stream):
-                low_level = server._mcp_server  # noqa: SLF001
-                await low_level.run(read_stream, write_stream, low_level.create_initialization_options())
+        # What fastmcp's run_stdio_async does, on our stream (private names, pinned fastmcp).
+        async with (
+            server._lifespan_manager(),
+            stdio_server(stdout=anyio.wrap_file(wire)) as (read_stream, write_stream),
+        ):
+            low_level = server._mcp_server
+            await low_level.run(read_stream, write_stream, low_level.create_initialization_options())
     finally:
         reset_transport(token)

@@ -15,7 +15,8 @@ def test_bad_input_is_declined_with_one_line_error(engine: Engine) -> None:
         ("", "empty"),
         ("   \t ", "empty"),
         ("x" * 100_000, "limit"),
-        ("\x00\x01\x02", "no words"),
+        ("\x00\x01\x02", "empty"),
+        ("?!", "no words"),
         (b"\xff\xfe where", "UTF-8"),
         (42, "text"),
     ):
@@ -43,7 +44,9 @@ def test_follow_ups_resolve_against_earlier_turns(engine: Engine) -> None:
 
 
 def _cli(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "stackgraph.cli", *args], input=stdin, capture_output=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "stackgraph.cli", *args], input=stdin, capture_output=True, timeout=120
+    )
 
 
 def test_cli_batch_survives_bad_lines() -> None:
@@ -57,9 +60,23 @@ def test_cli_batch_survives_bad_lines() -> None:
 
 
 def test_cli_chat_and_contract_fields() -> None:
-    done = _cli(["ask", "--json", "--chat", "--no-semantic", "-"], b"where does NCCL fit?\nand how do I test it?\n")
+    done = _cli(
+        ["ask", "--json", "--chat", "--no-semantic", "-"], b"where does NCCL fit?\nand how do I test it?\n"
+    )
     first, second = (json.loads(line) for line in done.stdout.decode().splitlines())
-    for field in ("question", "answered", "answer", "intent", "confidence", "entities", "facts", "sources", "sparql", "path", "suggestions"):
+    for field in (
+        "question",
+        "answered",
+        "answer",
+        "intent",
+        "confidence",
+        "entities",
+        "facts",
+        "sources",
+        "sparql",
+        "path",
+        "suggestions",
+    ):
         assert field in first
     assert "nccl" in second["answer"].lower()
 

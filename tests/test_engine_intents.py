@@ -91,7 +91,10 @@ def test_compare(engine: Engine) -> None:
 
 
 def test_crosswalk(engine: Engine) -> None:
-    answer = ask(engine, "Which layers of the nine-layer model correspond to the Kubernetes layer of the operational map?")
+    answer = ask(
+        engine,
+        "Which layers of the nine-layer model correspond to the Kubernetes layer of the operational map?",
+    )
     assert answer.intent == "crosswalk"
     assert "CP Control Plane" in answer.answer
 
@@ -131,8 +134,9 @@ def test_same_question_same_answer(engine: Engine) -> None:
 
 def test_resolve_unknown_gives_closest(engine: Engine) -> None:
     with pytest.raises(UnknownEntity) as raised:
-        engine.resolve("NVLinq switchh")
+        engine.resolve("Golden Gate Bridge")
     assert raised.value.suggestions
+    assert engine.resolve("NVLnik").label == "NVLink"  # a close misspelling still resolves
 
 
 def test_fuzzy_spelling(engine: Engine) -> None:

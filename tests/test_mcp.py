@@ -125,7 +125,9 @@ async def all_pages(client, tool: str, arguments: dict, field: str, schemas_by_t
     """Every item of a paged list, following cursors (at most 100 pages)."""
     items, cursor = [], None
     for _ in range(100):
-        result = await call(client, tool, {**arguments, **({"cursor": cursor} if cursor else {})}, schemas_by_tool)
+        result = await call(
+            client, tool, {**arguments, **({"cursor": cursor} if cursor else {})}, schemas_by_tool
+        )
         assert not result.is_error, result.content[0].text
         page = result.structured_content[field]
         items += page["items"]
@@ -146,7 +148,12 @@ async def test_every_tool_is_listed_read_only_with_schemas_and_documented_argume
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
         assert len(tool.description or "") > 80, tool.name
         hints = tool.annotations
-        assert (hints.read_only_hint, hints.idempotent_hint, hints.open_world_hint, hints.destructive_hint) == (
+        assert (
+            hints.read_only_hint,
+            hints.idempotent_hint,
+            hints.open_world_hint,
+            hints.destructive_hint,
+        ) == (
             True,
             True,
             False,
@@ -270,7 +277,13 @@ async def test_unknown_entity_is_an_error_naming_the_closest_matches(client, eng
 
 
 async def test_where_fits_owner_and_diagnose_answer_like_the_engine(client, engine, names, output_schemas):
-    cases = [("where_fits", {"technology": names["technology"]}, f"Where does {names['technology']} fit in the stack?")]
+    cases = [
+        (
+            "where_fits",
+            {"technology": names["technology"]},
+            f"Where does {names['technology']} fit in the stack?",
+        )
+    ]
     if "symptom" in names:
         symptom = names["symptom"]
         cases += [
@@ -298,7 +311,9 @@ async def test_shortcuts_say_when_the_graph_has_no_answer(client):
 async def test_ask_keeps_conversations_by_id(client, server, names, output_schemas):
     runtime = server.stackgraph_runtime
     question = f"Where does {names['technology']} fit?"
-    first = await call(client, "ask", {"question": question, "conversation_id": "incident-42"}, output_schemas)
+    first = await call(
+        client, "ask", {"question": question, "conversation_id": "incident-42"}, output_schemas
+    )
     assert first.structured_content["conversation_id"] == "incident-42"
     lock, conversation = runtime.conversation("incident-42")
     assert [t.question for t in conversation.turns] == [question]
@@ -306,7 +321,9 @@ async def test_ask_keeps_conversations_by_id(client, server, names, output_schem
     assert len(conversation.turns) == 2
     alone = await call(client, "ask", {"question": question}, output_schemas)
     assert alone.structured_content["conversation_id"] is None
-    assert "conversation_id" in error_text(await call(client, "ask", {"question": "x", "conversation_id": "bad id!"}))
+    assert "conversation_id" in error_text(
+        await call(client, "ask", {"question": "x", "conversation_id": "bad id!"})
+    )
 
 
 async def test_ask_pages_long_answers_through_a_cursor(client, engine, server, names, output_schemas):
@@ -381,10 +398,15 @@ async def test_sparql_through_the_guard(client, engine, output_schemas):
     ask = await call(client, "sparql", {"query": "ASK { ?s a sg:Layer }"}, output_schemas)
     assert ask.structured_content["boolean"] is (len(expected) > 0)
     construct = await call(
-        client, "sparql", {"query": "CONSTRUCT { ?e rdfs:label ?l } WHERE { ?e a sg:Layer ; rdfs:label ?l }"}, output_schemas
+        client,
+        "sparql",
+        {"query": "CONSTRUCT { ?e rdfs:label ?l } WHERE { ?e a sg:Layer ; rdfs:label ?l }"},
+        output_schemas,
     )
     assert construct.structured_content["rows"]["total"] == len(expected)
-    assert "refused" in error_text(await call(client, "sparql", {"query": "INSERT DATA { <urn:a> <urn:b> <urn:c> }"}))
+    assert "refused" in error_text(
+        await call(client, "sparql", {"query": "INSERT DATA { <urn:a> <urn:b> <urn:c> }"})
+    )
     service = "SELECT * WHERE { SERVICE <http://example.org/sparql> { ?s ?p ?o } }"
     assert "refused" in error_text(await call(client, "sparql", {"query": service}))
     assert "bad argument 'query'" in error_text(await call(client, "sparql", {"query": "SELEC ?x WHERE {"}))
@@ -398,7 +420,9 @@ async def test_export_subgraph_in_chunks_that_parse(client, engine, names, outpu
     text = data["content"]
     cursor = result.structured_content["cursor"]
     while cursor:
-        more = await call(client, "export_subgraph", {"entity": hub, "depth": 2, "cursor": cursor}, output_schemas)
+        more = await call(
+            client, "export_subgraph", {"entity": hub, "depth": 2, "cursor": cursor}, output_schemas
+        )
         text += more.structured_content["content"]
         cursor = more.structured_content["cursor"]
     assert len(text) == data["total_chars"]
@@ -413,17 +437,23 @@ async def test_bad_arguments_say_which_and_why(client):
     assert "'question' is required" in error_text(await call(client, "ask", {}))
     assert "'limit'" in error_text(await call(client, "search", {"text": "gpu", "limit": 0}))
     assert "'detail'" in error_text(await call(client, "describe", {"entity": "x", "detail": "everything"}))
-    assert "'bogus' is not an argument" in error_text(await call(client, "search", {"text": "gpu", "bogus": 1}))
+    assert "'bogus' is not an argument" in error_text(
+        await call(client, "search", {"text": "gpu", "bogus": 1})
+    )
     assert "'text'" in error_text(await call(client, "search", {"text": ""}))
 
 
 async def test_cursors_are_checked(client, names):
-    assert "bad argument 'cursor'" in error_text(await call(client, "search", {"text": "gpu", "cursor": "not-a-cursor"}))
+    assert "bad argument 'cursor'" in error_text(
+        await call(client, "search", {"text": "gpu", "cursor": "not-a-cursor"})
+    )
     first = await call(client, "neighbors", {"entity": names["hub"], "limit": 1})
     cursor = first.structured_content["cursor"]
     assert cursor
     assert "different call" in error_text(await call(client, "search", {"text": "gpu", "cursor": cursor}))
-    assert "different call" in error_text(await call(client, "neighbors", {"entity": names["hub"], "depth": 2, "cursor": cursor}))
+    assert "different call" in error_text(
+        await call(client, "neighbors", {"entity": names["hub"], "depth": 2, "cursor": cursor})
+    )
 
 
 # ------------------------------------------------------------------------------------- resources
@@ -431,14 +461,18 @@ async def test_cursors_are_checked(client, names):
 
 async def test_resources_ontology_and_layers(client, engine):
     listed = {str(r.uri): r for r in await client.list_resources()}
-    assert {"stackgraph://ontology.ttl", "stackgraph://layers/nine", "stackgraph://layers/eight"} <= set(listed)
+    assert {"stackgraph://ontology.ttl", "stackgraph://layers/nine", "stackgraph://layers/eight"} <= set(
+        listed
+    )
     ontology = (await client.read_resource("stackgraph://ontology.ttl"))[0]
     assert ontology.mime_type == "text/turtle"
     graph = rdflib.Graph().parse(data=ontology.text, format="turtle")
     assert (rdflib.URIRef("https://w3id.org/stackgraph/ns#Layer"), None, None) in graph
     for model in ("nine", "eight"):
         data = json.loads((await client.read_resource(f"stackgraph://layers/{model}"))[0].text)
-        assert [layer["layer"]["iri"] for layer in data["layers"]] == [i.layer.iri for i in engine.layers(model)]
+        assert [layer["layer"]["iri"] for layer in data["layers"]] == [
+            i.layer.iri for i in engine.layers(model)
+        ]
 
 
 async def test_resource_templates_per_entity_and_per_layer(client, engine, names):
@@ -475,7 +509,9 @@ async def test_prompts_name_the_tools_and_what_the_graph_knows(client, engine, n
     symptom = names.get("symptom", "CUDA OOM")
     text = (await client.get_prompt("triage_incident", {"symptom": symptom})).messages[0].content.text
     assert "owner_of_symptom" in text and "triage" in text and symptom in text
-    text = (await client.get_prompt("explain_layer", {"layer": "zz unknown layer qq"})).messages[0].content.text
+    text = (
+        (await client.get_prompt("explain_layer", {"layer": "zz unknown layer qq"})).messages[0].content.text
+    )
     assert "describe" in text and "no entity named" in text
 
 
@@ -556,5 +592,7 @@ async def test_http_app_guards_origin_host_and_token(engine):
         for origin in ("http://localhost:3000", "https://agent.example", "http://127.0.0.1:8000"):
             assert (await http.get("/healthz", headers={**ok, "origin": origin})).status_code == 200
         assert (await http.get("/healthz", headers={**ok, "host": "attacker.example"})).status_code == 421
-        assert (await http.post("/mcp", headers={"origin": "http://evil.example"}, json={})).status_code == 403
+        assert (
+            await http.post("/mcp", headers={"origin": "http://evil.example"}, json={})
+        ).status_code == 403
         assert (await http.post("/mcp", json={})).status_code == 401

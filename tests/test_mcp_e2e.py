@@ -43,7 +43,10 @@ async def _exercise(client: Client) -> None:
     layers = await client.call_tool("list_layers", {"model": "nine"})
     assert not layers.is_error and layers.structured_content["layers"]["total"] >= 1
     member = next(
-        m["label"] for item in layers.structured_content["layers"]["items"] for m in item["members"] if not m.get("code")
+        m["label"]
+        for item in layers.structured_content["layers"]["items"]
+        for m in item["members"]
+        if not m.get("code")
     )
     found = await client.call_tool("search", {"text": member, "limit": 3})
     assert found.structured_content["results"]["items"][0]["label"] == member
@@ -59,7 +62,9 @@ async def _exercise(client: Client) -> None:
 
 
 async def test_stdio_with_the_official_sdk_client():
-    params = StdioServerParameters(command=STACKGRAPH[0], args=[*STACKGRAPH[1:], "mcp", "--no-semantic"], env=_env())
+    params = StdioServerParameters(
+        command=STACKGRAPH[0], args=[*STACKGRAPH[1:], "mcp", "--no-semantic"], env=_env()
+    )
     async with Client(params, read_timeout_seconds=120) as client:
         await _exercise(client)
 
@@ -79,7 +84,11 @@ def test_stdio_stdout_carries_only_protocol_and_initialize_is_fast():
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "e2e", "version": "1"},
+        },
     }
     process.stdin.write((json.dumps(initialize) + "\n").encode())
     process.stdin.flush()
@@ -90,8 +99,18 @@ def test_stdio_stdout_carries_only_protocol_and_initialize_is_fast():
     assert latency < 6.0, f"initialize took {latency:.2f} s"
     messages = [
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_layers", "arguments": {}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"text": "GPU"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "list_layers", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"text": "GPU"}},
+        },
     ]
     for message in messages:
         process.stdin.write((json.dumps(message) + "\n").encode())
@@ -113,7 +132,17 @@ def test_stdio_stdout_carries_only_protocol_and_initialize_is_fast():
 def http_server() -> Iterator[str]:
     port = _free_port()
     process = subprocess.Popen(
-        [*STACKGRAPH, "serve", "--host", "127.0.0.1", "--port", str(port), "--no-semantic", "--log-level", "WARNING"],
+        [
+            *STACKGRAPH,
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-semantic",
+            "--log-level",
+            "WARNING",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=_env(STACKGRAPH_TOKEN=TOKEN),
@@ -124,7 +153,9 @@ def http_server() -> Iterator[str]:
         while time.monotonic() < deadline:
             assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
             try:
-                response = httpx.get(f"{base}/healthz", headers={"authorization": f"Bearer {TOKEN}"}, timeout=2)
+                response = httpx.get(
+                    f"{base}/healthz", headers={"authorization": f"Bearer {TOKEN}"}, timeout=2
+                )
                 if response.status_code == 200 and response.json()["graph_loaded"]:
                     break
             except httpx.HTTPError:
@@ -168,7 +199,11 @@ def test_http_token_and_origin_checks_cover_mcp_and_sparql(http_server):
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "e2e", "version": "1"},
+        },
     }
     mcp_headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
     auth = {"authorization": f"Bearer {TOKEN}"}
@@ -177,17 +212,26 @@ def test_http_token_and_origin_checks_cover_mcp_and_sparql(http_server):
     with httpx.Client(timeout=30) as http:
         assert http.post(f"{http_server}/mcp", json=initialize, headers=mcp_headers).status_code == 401
         wrong = {"authorization": "Bearer not-the-token"}
-        assert http.post(f"{http_server}/mcp", json=initialize, headers={**mcp_headers, **wrong}).status_code == 401
+        assert (
+            http.post(f"{http_server}/mcp", json=initialize, headers={**mcp_headers, **wrong}).status_code
+            == 401
+        )
         ok = http.post(f"{http_server}/mcp", json=initialize, headers={**mcp_headers, **auth})
         assert ok.status_code == 200
         evil = {"origin": "http://evil.example"}
         forbidden = http.post(f"{http_server}/mcp", json=initialize, headers={**mcp_headers, **auth, **evil})
         assert forbidden.status_code == 403
-        local = http.post(f"{http_server}/mcp", json=initialize, headers={**mcp_headers, **auth, "origin": "http://localhost:5173"})
+        local = http.post(
+            f"{http_server}/mcp",
+            json=initialize,
+            headers={**mcp_headers, **auth, "origin": "http://localhost:5173"},
+        )
         assert local.status_code == 200
         assert http.get(sparql, params=query).status_code == 401
         assert http.get(sparql, params=query, headers={**auth, **evil}).status_code == 403
-        answered = http.get(sparql, params=query, headers={**auth, "accept": "application/sparql-results+json"})
+        answered = http.get(
+            sparql, params=query, headers={**auth, "accept": "application/sparql-results+json"}
+        )
         assert answered.status_code == 200 and answered.json()["boolean"] is True
 
 

@@ -59,7 +59,9 @@ def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     deadline = time.monotonic() + 15
     while True:
         try:
-            urllib.request.urlopen(base + "/query?" + urllib.parse.urlencode({"query": "ASK {}"}), timeout=1).read()
+            urllib.request.urlopen(
+                base + "/query?" + urllib.parse.urlencode({"query": "ASK {}"}), timeout=1
+            ).read()
             break
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
@@ -87,7 +89,9 @@ def _canonical(graph: rdflib.Graph) -> set:
     import pyoxigraph
 
     dataset = pyoxigraph.Dataset(
-        pyoxigraph.parse(graph.serialize(format="nt", encoding="utf-8"), format=pyoxigraph.RdfFormat.N_TRIPLES)
+        pyoxigraph.parse(
+            graph.serialize(format="nt", encoding="utf-8"), format=pyoxigraph.RdfFormat.N_TRIPLES
+        )
     )
     dataset.canonicalize(pyoxigraph.CanonicalizationAlgorithm.RDFC_1_0)
     return {str(quad) for quad in dataset}
@@ -153,7 +157,9 @@ def test_batches_keep_blank_node_groups_whole() -> None:
     graph.add((chain[-1], ex.value, rdflib.Literal("end")))
     parts = list(batches(graph, size=4))
     assert sum(len(p) for p in parts) == len(graph)
-    holding = [p for p in parts if any(isinstance(t[0], rdflib.BNode) or isinstance(t[2], rdflib.BNode) for t in p)]
+    holding = [
+        p for p in parts if any(isinstance(t[0], rdflib.BNode) or isinstance(t[2], rdflib.BNode) for t in p)
+    ]
     assert len(holding) == 1 and len(holding[0]) == 5  # the whole chain, even above the batch size
     assert all(len(p) <= 4 for p in parts if p is not holding[0])
 
@@ -262,5 +268,7 @@ def test_development_questions_get_the_same_answers_over_the_store(pushed: str) 
     for item in items:
         local_answer, remote_answer = _ask(embedded, item), _ask(remote, item)
         if local_answer.answer != remote_answer.answer:
-            differences.append(f"{item['id']}: {_first_difference(local_answer.answer, remote_answer.answer)}")
+            differences.append(
+                f"{item['id']}: {_first_difference(local_answer.answer, remote_answer.answer)}"
+            )
     assert not differences, f"{len(differences)} of {len(items)} answers differ:\n" + "\n".join(differences)

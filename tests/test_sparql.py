@@ -141,7 +141,9 @@ SERVICE_QUERIES = [
 
 
 @pytest.mark.parametrize("template", SERVICE_QUERIES)
-def test_service_is_refused_anywhere_without_fetching(graph: rdflib.Graph, remote_url: str, template: str) -> None:
+def test_service_is_refused_anywhere_without_fetching(
+    graph: rdflib.Graph, remote_url: str, template: str
+) -> None:
     _Recorder.hits.clear()
     with pytest.raises(Refused, match="SERVICE"):
         run_query(graph, template.replace("{url}", remote_url))
@@ -317,7 +319,9 @@ def test_result_kinds(graph: rdflib.Graph) -> None:
     assert run_query(graph, "ASK { kg:nothing ?p ?o }").boolean is False
     described = run_query(graph, "DESCRIBE kg:nvlink")
     assert described.kind == "describe" and (KG.nvlink, SG.fitsIn, KG["nine-L8"]) in described.graph
-    unbound = run_query(graph, "SELECT ?s ?missing WHERE { ?s sg:code 'L8' OPTIONAL { ?s sg:nope ?missing } }")
+    unbound = run_query(
+        graph, "SELECT ?s ?missing WHERE { ?s sg:code 'L8' OPTIONAL { ?s sg:nope ?missing } }"
+    )
     assert unbound.rows == ((KG["nine-L8"], None),)
 
 
@@ -347,7 +351,9 @@ def test_select_json_xml_tsv_round_trip_through_rdflib_parsers(graph: rdflib.Gra
 
 
 def test_select_json_is_sparql_results_json(graph: rdflib.Graph) -> None:
-    data = json.loads(format_result(run_query(graph, "SELECT ?l WHERE { kg:nvlink skos:altLabel ?l }"), "json"))
+    data = json.loads(
+        format_result(run_query(graph, "SELECT ?l WHERE { kg:nvlink skos:altLabel ?l }"), "json")
+    )
     assert data["head"]["vars"] == ["l"]
     assert data["results"]["bindings"] == [{"l": {"type": "literal", "value": "NVLink 5", "xml:lang": "en"}}]
 
@@ -379,10 +385,18 @@ def test_ask_formats(graph: rdflib.Graph) -> None:
     result = run_query(graph, "ASK { kg:nvlink sg:fitsIn ?l }")
     assert json.loads(format_result(result, "json"))["boolean"] is True
     assert Result.parse(io.StringIO(format_result(result, "xml")), format="xml").askAnswer is True
-    assert format_result(result, "table") == format_result(result, "csv") == format_result(result, "tsv") == "true"
+    assert (
+        format_result(result, "table")
+        == format_result(result, "csv")
+        == format_result(result, "tsv")
+        == "true"
+    )
 
 
-@pytest.mark.parametrize(("fmt", "rdflib_format"), [("turtle", "turtle"), ("ntriples", "nt"), ("jsonld", "json-ld"), ("xml", "xml")])
+@pytest.mark.parametrize(
+    ("fmt", "rdflib_format"),
+    [("turtle", "turtle"), ("ntriples", "nt"), ("jsonld", "json-ld"), ("xml", "xml")],
+)
 def test_graph_formats_round_trip(graph: rdflib.Graph, fmt: str, rdflib_format: str) -> None:
     result = run_query(graph, CONSTRUCT_Q)
     assert result.graph is not None and len(result.graph) >= 10
@@ -433,7 +447,10 @@ def test_cli_select_every_format(capsys, fmt: str) -> None:
             assert list(csv.reader(io.StringIO(out)))[0] == ["s", "label"]
 
 
-@pytest.mark.parametrize(("fmt", "rdflib_format"), [("turtle", "turtle"), ("ntriples", "nt"), ("jsonld", "json-ld"), ("xml", "xml")])
+@pytest.mark.parametrize(
+    ("fmt", "rdflib_format"),
+    [("turtle", "turtle"), ("ntriples", "nt"), ("jsonld", "json-ld"), ("xml", "xml")],
+)
 def test_cli_construct_every_format(capsys, fmt: str, rdflib_format: str) -> None:
     assert main(["sparql", "--format", fmt, "DESCRIBE kg:doc-000"]) == 0
     parsed = rdflib.Graph().parse(data=capsys.readouterr().out, format=rdflib_format)
@@ -469,7 +486,9 @@ def test_cli_refused_exit_2(capsys) -> None:
 
 
 def test_cli_timeout_exit_3(capsys) -> None:
-    code = main(["sparql", "--timeout", "1", "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"])
+    code = main(
+        ["sparql", "--timeout", "1", "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"]
+    )
     assert code == 3
     assert "timed out after 1 s" in capsys.readouterr().err
 
@@ -491,6 +510,20 @@ def test_cli_usage_errors(capsys, tmp_path: Path) -> None:
 
 def test_cli_data_file_is_queried(capsys, tmp_path: Path) -> None:
     extra = tmp_path / "ours.ttl"
-    extra.write_text("<https://example.org/cluster-a> <http://www.w3.org/2000/01/rdf-schema#label> 'cluster A' .\n")
-    assert main(["sparql", "--data", str(extra), "--format", "csv", "SELECT ?l WHERE { <https://example.org/cluster-a> rdfs:label ?l }"]) == 0
+    extra.write_text(
+        "<https://example.org/cluster-a> <http://www.w3.org/2000/01/rdf-schema#label> 'cluster A' .\n"
+    )
+    assert (
+        main(
+            [
+                "sparql",
+                "--data",
+                str(extra),
+                "--format",
+                "csv",
+                "SELECT ?l WHERE { <https://example.org/cluster-a> rdfs:label ?l }",
+            ]
+        )
+        == 0
+    )
     assert "cluster A" in capsys.readouterr().out

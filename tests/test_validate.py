@@ -513,6 +513,21 @@ def test_cli_unreadable_files(capsys, tmp_path: Path, name: str, reason: str) ->
         assert err.startswith(f"stackgraph: error: {path}: {reason}")
 
 
+def test_cli_validate_with_other_shapes(capsys, tmp_path: Path) -> None:
+    shapes = tmp_path / "strict.ttl"
+    shapes.write_text(
+        "@prefix sh: <http://www.w3.org/ns/shacl#> .\n@prefix sg: <https://w3id.org/stackgraph/ns#> .\n"
+        '<urn:x:TechnologyNote> a sh:NodeShape ; sh:targetClass sg:Technology ; sh:name "technology note" ;\n'
+        '  sh:property [ sh:path sg:note ; sh:minCount 99 ; sh:name "many notes" ; sh:message "needs 99 notes" ] .\n'
+    )
+    assert main(["validate", "--json", "--shapes", str(shapes)]) == 1
+    body = json.loads(capsys.readouterr().out)
+    assert body["violations"] and {v["shape"] for v in body["violations"]} == {"many notes"}
+    shapes.write_text("@prefix sh: <http://www.w3.org/ns/shacl#> .\n<urn:x:S> a sh:NodeShape ;\n")
+    assert main(["validate", "--shapes", str(shapes)]) == 2
+    assert _error_line(capsys.readouterr().err).startswith(f"stackgraph: error: {shapes}:")
+
+
 def test_cli_stats_text(capsys) -> None:
     builtin = load_graph().graph
     assert main(["stats"]) == 0

@@ -70,42 +70,69 @@ def details_markdown(answer: Answer) -> str:
 
 
 class AnswerView(Vertical):
-    """A question and, once the engine has spoken, its answer."""
+    """A question and, once the engine has spoken, its answer.
 
-    def __init__(self, question: str, **kwargs) -> None:
+    The answer's widgets are mounted when the answer arrives, not updated in place: a Markdown
+    updated before it has finished mounting would be reset to its initial text.
+    """
+
+    def __init__(self, question: str, waiting: str = "Thinking…", **kwargs) -> None:
         super().__init__(**kwargs)
         self.question = question
+        self._waiting = waiting
         #: The engine's answer, once it has arrived.
         self.answer: Answer | None = None
+        self._error: str | None = None
+        self._ready = False
+
+    def on_mount(self) -> None:
+        # An answer can arrive before this view has composed its children; draw it now.
+        self._ready = True
+        if self._error is not None:
+            self.show_error(self._error)
+        elif self.answer is not None:
+            self.show_answer(self.answer)
 
     def compose(self) -> ComposeResult:
         yield Static(Content.assemble(("› ", "bold $accent"), (self.question, "bold")), classes="question")
-        yield Markdown("*Thinking…*", classes="answer", open_links=False)
-        yield OptionList(classes="suggestions")
-        with Collapsible(title="How I answered", collapsed=True, classes="details"):
-            yield Markdown("", classes="details-text", open_links=False)
+        yield Static(Content.styled(self._waiting, "italic $text-muted"), classes="waiting")
 
     def set_waiting(self, text: str) -> None:
-        self.query_one(".answer", Markdown).update(f"*{text}*")
+        self._waiting = text
+        for waiting in self.query(".waiting").results(Static):
+            waiting.update(Content.styled(text, "italic $text-muted"))
+
+    def _replace_waiting(self, *widgets) -> None:
+        self.query(".waiting").remove()
+        self.mount_all(widgets)
 
     def show_answer(self, answer: Answer) -> None:
         self.answer = answer
+        if not self._ready:
+            return
         self.set_class(not answer.answered, "-declined")
-        self.query_one(".answer", Markdown).update(answer_markdown(answer))
-        choices = self.query_one(".suggestions", OptionList)
+        widgets: list = [Markdown(answer_markdown(answer), classes="answer", open_links=False)]
         if not answer.answered and answer.suggestions and not answer.error:
-            choices.set_options(
-                Option(Content.assemble((s.display, "bold"), "  ", (s.type, "dim")), id=s.iri)
-                for s in answer.suggestions
+            widgets.append(
+                OptionList(
+                    *(
+                        Option(Content.assemble((s.display, "bold"), "  ", (s.type, "dim")), id=s.iri)
+                        for s in answer.suggestions
+                    ),
+                    classes="suggestions",
+                )
             )
-            choices.display = True
         if answer.answered or answer.facts or answer.sparql:
-            self.query_one(".details-text", Markdown).update(details_markdown(answer))
-            self.query_one(".details", Collapsible).display = True
+            details = Markdown(details_markdown(answer), classes="details-text", open_links=False)
+            widgets.append(Collapsible(details, title="How I answered", collapsed=True, classes="details"))
+        self._replace_waiting(*widgets)
 
     def show_error(self, message: str) -> None:
+        self._error = message
+        if not self._ready:
+            return
         self.add_class("-declined")
-        self.query_one(".answer", Markdown).update(f"**Something went wrong:** {message}")
+        self._replace_waiting(Markdown(f"**Something went wrong:** {message}", classes="answer", open_links=False))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

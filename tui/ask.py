@@ -81,11 +81,10 @@ class AskPane(Vertical):
 
     def ask(self, question: str) -> AnswerView:
         """Add ``question`` to the chat; it is answered when its turn (and the engine) comes."""
-        view = AnswerView(question)
+        waiting = "Thinking…" if self.engine is not None else "Queued: the graph is still loading…"
+        view = AnswerView(question, waiting)
         log = self.query_one("#ask-log", VerticalScroll)
         log.mount(view)
-        if self.engine is None:
-            view.set_waiting("Queued: the graph is still loading…")
         with self._lock:
             self._queue.append((question, view, self.conversation))
         self._start()

@@ -122,7 +122,7 @@ def declined(engine: Engine, question: str, error: str | None = None, intent: st
 def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
     """The entities the question is about, best first (named ones in the order they appear)."""
     linker = engine.linker
-    mentions = linker.mentions(question)
+    mentions = linker.mentions(question, prefer="Workload" if intent == intents.STRESS else None)
     content = [w for w in terms(question)]
     covered = sum(len(terms(m.surface)) for m in mentions)
     candidates: list[Candidate] = []
@@ -130,7 +130,11 @@ def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
         if engine.catalog.is_a(m.iri, SG.LayerModel):
             continue  # "in the eight-layer model" qualifies the question; it is not its subject
         content = terms(m.surface)
-        weak = m.how == "exact" and len(content) <= 1 and all(w in engine.common_words for w in m.surface.split() if w not in STOPWORDS)
+        weak = (
+            m.how == "exact"
+            and len(content) <= 1
+            and all(w in engine.common_words for w in m.surface.split() if w not in STOPWORDS)
+        )
         score = m.score * (0.6 if weak else 1.0) * (0.9 if m.how == "fuzzy" else 1.0)
         candidates.append(Candidate(m.iri, score, m.how))
     strong = [c for c in candidates if c.score >= 0.8]
@@ -213,7 +217,7 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
         return intents.OWNER
     if intent == intents.FIT and problems and first == problems[0].iri:
         return intents.OWNER
-    if intent == intents.OWNER and first and not problems and ctx.candidates[0].how != "lexical":
+    if intent == intents.OWNER and intents.asks_for_layer(ctx.question) and first and not problems:
         return intents.FIT  # "which layer owns Milvus?" asks where a technology sits
     if (
         intent in (None, intents.DEFINE)

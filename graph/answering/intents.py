@@ -70,7 +70,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DIAGNOSE,
         re.compile(
-            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look)\b|\b(what|which)\s+(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b",
+            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\s+(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b",
             _I,
         ),
     ),
@@ -98,7 +98,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         LIST,
         re.compile(
-            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b",
+            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b",
             _I,
         ),
     ),
@@ -112,7 +112,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PRACTICE,
         re.compile(
-            r"\bpractice\b|\bbest way\b|\bshould (i|we)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
+            r"\bpractice\b|\bbest way\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
             _I,
         ),
     ),
@@ -127,7 +127,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 #: Words that signal a problem report even without a cue ("pods stuck in Pending").
 SYMPTOM_WORDS = re.compile(
-    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|too many|429|5\d\d|401|mid-stream|getting|seeing)\b",
+    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|too many|429|5\d\d|401|mid-stream|getting|seeing|low|high|starved|starving|idle|restart(s|ing)?|killed|evicted|throttl(ed|ing)|bottleneck(ed)?|broken|unhealthy|down)\b",
     _I,
 )
 
@@ -150,3 +150,11 @@ def detect(question: str) -> IntentGuess:
 
 def looks_like_symptom(question: str) -> bool:
     return bool(SYMPTOM_WORDS.search(question))
+
+
+_ASKS_FOR_LAYER = re.compile(r"\b(which|what) layers?\b|\bwho owns\b|\bwhere\b", _I)
+
+
+def asks_for_layer(question: str) -> bool:
+    """ "Which layer owns Milvus?" asks for a placement, "Milvus is slow" reports a problem."""
+    return bool(_ASKS_FOR_LAYER.search(question))

@@ -142,10 +142,16 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     facts = ctx.facts(choice.iri)
     ref = ctx.evidence.entity(choice.iri)
     parts = [sentence(ref.label)]
+    said = ref.label.lower()
     for prop in (SG.reason, SKOS + "definition", SG.note):
         for text in facts.texts(prop)[:1]:
-            if text.strip().lower() == ref.label.strip().lower():
+            if (
+                text.strip().lower() == ref.label.strip().lower()
+                or _repeats(text, said)
+                or (prop == SG.note and ctx.engine.lexical.is_boilerplate(text))
+            ):
                 continue
+            said += " " + text.lower()
             ctx.evidence.fact(choice.iri, prop, text)
             parts.append(sentence(first_sentences(text, 500)))
     applies = facts.iris(SG.appliesTo)
@@ -157,6 +163,14 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     if len(parts) == 1:
         return None
     return ctx.answer(" ".join(parts), intent, 0.45 + 0.5 * choice.score)
+
+
+def _repeats(text: str, said: str) -> bool:
+    """Whether most of ``text``'s sentences were already said (data often restates a reason)."""
+    import re as _re
+
+    sentences = [p.strip().lower() for p in _re.split(r"(?<=[.!?])\s+", text) if len(p.strip()) > 12]
+    return bool(sentences) and sum(s[:60] in said for s in sentences) * 2 >= len(sentences)
 
 
 def practice(ctx: Context) -> Answer | None:

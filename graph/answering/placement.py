@@ -9,13 +9,21 @@ from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
-from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, lower_first, model_name, sentence
+from stackgraph.graph.answering.text import (
+    first_sentences,
+    join,
+    layer_phrase,
+    lower_first,
+    model_name,
+    sentence,
+)
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import KG, SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 DCT_SOURCE = "http://purl.org/dc/terms/source"
 MAPPINGS = ("closeMatch", "exactMatch", "broadMatch", "narrowMatch", "relatedMatch")
+_INVERSE = {"broadMatch": "narrowMatch", "narrowMatch": "broadMatch"}
 _MAPPING_WORDS = {
     "closeMatch": "closely matches",
     "exactMatch": "matches",
@@ -224,11 +232,17 @@ def crosswalk(ctx: Context) -> Answer | None:
     for cand in layers[:2]:
         facts = ctx.facts(cand.iri)
         matches = []
+        seen: set[str] = set()
         for name in MAPPINGS:
             for other in facts.iris(SKOS + name):
-                matches.append((name, other, False))
+                if other not in seen:
+                    seen.add(other)
+                    matches.append((name, other, False))
+        for name in MAPPINGS:
             for other in facts.incoming(SKOS + name):
-                matches.append((name, other, True))
+                if other not in seen:  # stated from the other side: read it the other way round
+                    seen.add(other)
+                    matches.append((_INVERSE.get(name, name), other, True))
         ctx.evidence.entity(cand.iri)
         if not matches:
             continue
@@ -236,7 +250,8 @@ def crosswalk(ctx: Context) -> Answer | None:
         for name, other, inverse in sorted(
             matches, key=lambda m: (MAPPINGS.index(m[0]), _position(ctx, m[1]))
         ):
-            ctx.evidence.fact(other if inverse else cand.iri, SKOS + name, cand.iri if inverse else other)
+            stated = _INVERSE.get(name, name) if inverse else name
+            ctx.evidence.fact(other if inverse else cand.iri, SKOS + stated, cand.iri if inverse else other)
             ctx.evidence.entity(other)
             parts.append(
                 f"{layer_phrase(ctx.catalog, other, with_model=True)} ({name.replace('Match', ' match')})"

@@ -80,10 +80,32 @@ def _branch_score(
     return covered / sum(weight(t) for t in answer_terms)
 
 
+#: Least word-overlap or cosine for a described problem to count as the one the question reports.
+DESCRIBED_PROBLEM_MIN = 0.45
+
+
+def described_problem(ctx: Context) -> Candidate | None:
+    """The symptom, branch or cause the question describes without naming it."""
+    pool = ctx.engine.problems
+    scores: dict[str, float] = {}
+    for iri, score in ctx.engine.lexical.search(ctx.question, candidates=pool, k=5):
+        scores[iri] = score
+    for iri, score, _ in ctx.engine.linker.semantic(ctx.question, k=10):
+        if iri in pool:
+            scores[iri] = max(scores.get(iri, 0.0), score)
+    if not scores:
+        return None
+    iri, score = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
+    return Candidate(iri, score, "described") if score >= DESCRIBED_PROBLEM_MIN else None
+
+
 def owner_of_symptom(ctx: Context) -> Answer | None:
     problems = problem_candidates(ctx)
     if not problems:
-        return None
+        described = described_problem(ctx)
+        if described is None:
+            return None
+        problems = [described]
     target = descend(ctx, problems[0].iri)
     text = explain_problem(ctx, target)
     if not text:

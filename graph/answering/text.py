@@ -57,10 +57,11 @@ def first_sentences(text: str, limit: int = 400) -> str:
 
 
 def sentence(text: str) -> str:
+    """End a clause with a full stop. Case is left alone: labels such as "cuBLAS" start sentences."""
     text = text.strip()
     if text and text[-1] not in ".!?:)":
         text += "."
-    return text[0].upper() + text[1:] if text and text[0].islower() else text
+    return text
 
 
 def clip(text: str, limit: int = MAX_ANSWER_CHARS) -> str:

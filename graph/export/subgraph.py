@@ -56,16 +56,19 @@ SELECT DISTINCT ?n ?p ?m WHERE {
 }
 """
 
+# A SELECT rather than a CONSTRUCT: rdflib copies a CONSTRUCT result into a new graph triple by
+# triple, which costs more than the query. UNION branches (not OPTIONAL) so that the blank-node
+# patterns always join on a bound ?o.
 _TRIPLES_QUERY = """
-CONSTRUCT { ?s ?p ?o . ?o ?q ?v . ?v ?r ?w } WHERE {
+SELECT ?s ?p ?o ?q ?v ?r ?w WHERE {
   VALUES ?s { %s }
-  ?s ?p ?o .
-  %s
-  OPTIONAL { FILTER(isBlank(?o)) ?o ?q ?v . OPTIONAL { FILTER(isBlank(?v)) ?v ?r ?w } }
+  { ?s ?p ?o %s }
+  UNION { ?s ?p ?o . FILTER(isBlank(?o)) ?o ?q ?v }
+  UNION { ?s ?p ?o . FILTER(isBlank(?o)) ?o ?q ?v . FILTER(isBlank(?v)) ?v ?r ?w }
 }
 """
 # Diagrams need the relations only: skip literals and the labels of leaves (much less to copy).
-_RELATIONS_ONLY = "FILTER(!isLiteral(?o))"
+_RELATIONS_ONLY = ". FILTER(!isLiteral(?o))"
 
 _LEAF_QUERY = (
     PREFIX_DECL
@@ -203,12 +206,18 @@ def _collect(
     relations_only: bool = False,
 ) -> rdflib.Graph:
     nodeset = {URIRef(n) for n in nodes}
-    found = graph.query(_TRIPLES_QUERY % (_values(nodes), _RELATIONS_ONLY if relations_only else "")).graph
+    query = _TRIPLES_QUERY % (_values(nodes), _RELATIONS_ONLY if relations_only else "")
+    direct: set[tuple] = set()
+    around: dict[BNode, set[tuple]] = {}  # blank node -> its (predicate, object) pairs
+    for row in graph.query(query):
+        direct.add((row.s, row.p, row.o))
+        if row.q is not None:
+            around.setdefault(row.o, set()).add((row.q, row.v))
+        if row.r is not None:
+            around.setdefault(row.v, set()).add((row.r, row.w))
     out = new_memory_graph()
-    if found is None:
-        return out
     keep_bnodes: list[BNode] = []
-    for s, p, o in found:
+    for s, p, o in direct:
         if s not in nodeset:
             continue
         if isinstance(o, Literal):
@@ -228,7 +237,7 @@ def _collect(
         if bnode in seen:
             continue
         seen.add(bnode)
-        for _, p, o in found.triples((bnode, None, None)):
+        for p, o in around.get(bnode, ()):
             out.add((bnode, p, plain(o)))
             if isinstance(o, BNode):
                 keep_bnodes.append(o)
