@@ -22,8 +22,8 @@ FORMATS = ("table", "json", "csv", "tsv", "xml", "turtle", "ntriples", "jsonld")
 
 SPARQL_EPILOG = """The ontology's prefixes are predeclared: sg: kg: rdf: rdfs: owl: xsd: skos: dct: prov: sh:
 
-formats: table (default), json, csv, tsv, xml for SELECT/ASK;
-         table, turtle (default with --json: jsonld), ntriples, jsonld, xml (RDF/XML) for CONSTRUCT/DESCRIBE
+formats: table (the default), json, csv, tsv, xml for SELECT/ASK;
+         turtle (the default), ntriples, jsonld, xml (RDF/XML), table for CONSTRUCT/DESCRIBE
 
 examples:
   stackgraph sparql 'SELECT ?l ?code WHERE { ?l a sg:Layer ; sg:code ?code } ORDER BY ?code'
@@ -56,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("query", nargs="?", help="the query text (or use -f)")
     parser.add_argument("-f", "--file", metavar="FILE", help="read the query from FILE ('-' reads stdin)")
-    parser.add_argument("--format", choices=FORMATS, default=None, help="output format (default: table)")
+    parser.add_argument(
+        "--format", choices=FORMATS, default=None, help="output format (default: table, turtle for graphs)"
+    )
     parser.add_argument(
         "--json", action="store_true", help="same as --format json (jsonld for graph results)"
     )
@@ -112,7 +114,12 @@ def run_sparql(args: argparse.Namespace) -> int:
     except sparql.QueryError as exc:
         return error(str(exc))
     graph_result = kind in ("construct", "describe")
-    fmt = args.format or ("jsonld" if args.json and graph_result else "json" if args.json else "table")
+    if args.format:
+        fmt = args.format
+    elif graph_result:
+        fmt = "jsonld" if args.json else "turtle"
+    else:
+        fmt = "json" if args.json else "table"
     allowed = sparql.GRAPH_FORMATS if graph_result else sparql.SELECT_FORMATS
     if fmt not in allowed:
         return error(f"--format {fmt} is not for {kind.upper()} results; use one of {', '.join(allowed)}")

@@ -75,6 +75,9 @@ class LexicalIndex:
         self.sentences: dict[str, list[str]] = {}
         #: How many entities carry each sentence: one said of many things says little about one.
         self.sentence_count: dict[str, int] = defaultdict(int)
+        self._recent: dict[str, dict[str, float]] = {}
+        #: term -> the entities whose names or sentences contain it (only those are scored).
+        self.postings: dict[str, set[str]] = defaultdict(set)
         frequency: dict[str, int] = defaultdict(int)
         for iri, (names, texts) in docs.items():
             doc = _Doc(set(), set())
@@ -88,6 +91,7 @@ class LexicalIndex:
             self.docs[iri] = doc
             for term in doc.name_terms | doc.text_terms:
                 frequency[term] += 1
+                self.postings[term].add(iri)
         total = max(1, len(self.docs))
         self.idf = {t: math.log(1 + total / f) for t, f in frequency.items()}
         self._default_idf = math.log(1 + total)
@@ -121,12 +125,26 @@ class LexicalIndex:
     def search(
         self, text: str, candidates: Iterable[str] | None = None, k: int = 10
     ) -> list[tuple[str, float]]:
-        query_terms = set(terms(text))
-        pool = candidates if candidates is not None else self.docs.keys()
-        scored = [(iri, self.score(query_terms, iri)) for iri in pool]
-        scored = [(iri, s) for iri, s in scored if s > 0]
+        scores = self._scores(text)
+        if candidates is None:
+            scored = list(scores.items())
+        else:
+            scored = [(iri, scores[iri]) for iri in candidates if iri in scores]
         scored.sort(key=lambda item: (-item[1], item[0]))
         return scored[:k]
+
+    def _scores(self, text: str) -> dict[str, float]:
+        """Every entity's non-zero score for a text; the last few texts are remembered, since one
+        question is searched by several answerers."""
+        cached = self._recent.get(text)
+        if cached is None:
+            query_terms = set(terms(text))
+            touched = set().union(*(self.postings.get(t, ()) for t in query_terms)) if query_terms else set()
+            cached = {iri: s for iri in touched if (s := self.score(query_terms, iri)) > 0}
+            if len(self._recent) >= 128:
+                self._recent.pop(next(iter(self._recent)))
+            self._recent[text] = cached
+        return cached
 
 
 def build_lexical_index(engine) -> LexicalIndex:

@@ -180,6 +180,8 @@ _NINE_CUES = ("nine-layer", "nine layer", "9-layer", "9 layer", "co-design", "co
 
 #: Semantic matches below this cosine are not evidence of anything.
 SEMANTIC_MIN = 0.45
+#: How many semantic hits are kept per text, and for how many recent texts.
+SEMANTIC_CACHE_K, SEMANTIC_CACHE_SIZE = 30, 256
 #: Fuzzy matches below this score (0-100) are ignored.
 FUZZY_MIN = 88
 
@@ -280,6 +282,8 @@ class Linker:
         self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
         self._semantic = None
         self._semantic_lock = threading.Lock()
+        #: Recent semantic lookups: one question asks several answerers, each would encode again.
+        self._semantic_cache: dict[str, list[tuple[str, float, str]]] = {}
 
     # ------------------------------------------------------------------ mentions
 
@@ -399,7 +403,9 @@ class Linker:
                     )
                     score = best[1] if best else 0.0
                 else:
-                    best = process.extractOne(form, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_MIN)
+                    best = process.extractOne(
+                        form, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_MIN
+                    )
                     score = best[1] / 100 if best else 0.0
                 if best is None:
                     continue
@@ -426,7 +432,13 @@ class Linker:
         ``text`` means, best first; empty when semantic matching is off or unavailable."""
         if not self.engine.semantic or not text.strip():
             return []
-        return self.semantic_index().search(text, k=k)
+        hits = self._semantic_cache.get(text)
+        if hits is None or len(hits) < k:
+            hits = self.semantic_index().search(text, k=max(k, SEMANTIC_CACHE_K))
+            if len(self._semantic_cache) >= SEMANTIC_CACHE_SIZE:
+                self._semantic_cache.pop(next(iter(self._semantic_cache)))
+            self._semantic_cache[text] = hits
+        return hits[:k]
 
     # ------------------------------------------------------------------ names
 

@@ -203,7 +203,13 @@ def parse_file(path: Path, into: rdflib.Graph | None = None) -> rdflib.Graph:
     fmt = _rdf_format(path)
     target = into if into is not None else new_graph()
     try:
-        target.parse(str(path), format=_OX_FORMATS.get(fmt, fmt))
+        if fmt in _OX_FORMATS:
+            target.parse(str(path), format=_OX_FORMATS[fmt])
+        else:
+            # rdflib's own parsers (N3, JSON-LD, ...) need a store they know; read into memory first.
+            scratch = rdflib.Graph()
+            scratch.parse(str(path), format=fmt)
+            target += scratch
     except Exception as error:  # parsers raise many types; all mean "this file is bad"
         raise _locate(path, fmt, error) from None
     return target
@@ -217,11 +223,15 @@ def _hash_files(paths: Iterable[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
-def load_graph(data: Sequence[str | Path] = (), store_url: str | None = None) -> LoadedGraph:
+def load_graph(
+    data: Sequence[str | Path] = (), store_url: str | None = None, check_data: bool = True
+) -> LoadedGraph:
     """Load the built-in graph plus ``data`` files; or open the remote store at ``store_url``.
 
     User files are parsed one by one into scratch graphs before anything is merged, so an error in
-    any of them leaves nothing half-loaded.
+    any of them leaves nothing half-loaded. With ``check_data``, the merged graph must also conform
+    to the SHACL shapes (the built-in graph does, so any violation is the user's); the verdict is
+    cached by content, so only the first command with a new file pays for validation.
     """
     data_paths = [Path(p) for p in data]
     if store_url:
@@ -234,8 +244,42 @@ def load_graph(data: Sequence[str | Path] = (), store_url: str | None = None) ->
         graph.parse(str(path), format="ox-turtle")
     for extra in scratch:
         graph += extra
-    return LoadedGraph(
-        graph=graph,
-        content_hash=_hash_files([*builtin_files(), *data_paths]),
-        data_files=[str(p) for p in data_paths],
+    content_hash = _hash_files([*builtin_files(), *data_paths])
+    if data_paths and check_data:
+        _check_conformance(graph, scratch, data_paths, content_hash)
+    return LoadedGraph(graph=graph, content_hash=content_hash, data_files=[str(p) for p in data_paths])
+
+
+def _check_conformance(
+    graph: rdflib.Graph, scratch: list[rdflib.Graph], paths: list[Path], content_hash: str
+) -> None:
+    """Raise DataFileError for the first shape violation the user files bring in."""
+    from stackgraph.graph.embeddings import cache_root  # the user cache directory
+    from stackgraph.graph.validate import validate
+
+    marker = cache_root() / "validated" / content_hash
+    if marker.exists():
+        return
+    report = validate(graph)
+    if report.conforms:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # an unwritable cache only costs validating again next time
+        return
+    first = report.violations[0]
+    culprit = paths[0]
+    for path, part in zip(paths, scratch, strict=True):
+        if any(
+            first.focus.split()[0] in (str(s), graph.namespace_manager.normalizeUri(s))
+            for s in set(part.subjects())
+        ):
+            culprit = path
+            break
+    more = (
+        f" (and {len(report.violations) - 1} more; run `stackgraph validate {culprit}`)"
+        if len(report.violations) > 1
+        else ""
     )
+    raise DataFileError(culprit, f"does not conform to the shapes: {first.focus}: {first.message}{more}")

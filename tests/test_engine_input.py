@@ -95,3 +95,32 @@ def test_engine_imports_no_surface() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_user_data_is_checked_against_the_shapes(tmp_path) -> None:
+    import os
+
+    env = {**os.environ, "STACKGRAPH_CACHE_DIR": str(tmp_path)}
+    base = [sys.executable, "-m", "stackgraph.cli", "ask", "--no-semantic"]
+    bad = subprocess.run(
+        [*base, "--data", "tests/data/user_cluster_unsourced.ttl", "where does NVLink fit"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert bad.returncode == 2
+    assert (
+        bad.stderr.count("\n") == 1
+        and "user_cluster_unsourced.ttl" in bad.stderr
+        and "dct:source" in bad.stderr
+    )
+    good = subprocess.run(
+        [*base, "--data", "tests/data/user_cluster.ttl", "where does Moonbeam cluster fit?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert good.returncode == 0, good.stderr
+    assert "L8 Node Interconnect" in good.stdout and "our NVLink domain" in good.stdout

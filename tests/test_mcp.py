@@ -301,6 +301,8 @@ async def test_where_fits_owner_and_diagnose_answer_like_the_engine(client, engi
         assert [e["iri"] for e in data["entities"]["items"]] == [e.iri for e in expected.entities][:20]
         assert data["facts"]["total"] == len(expected.facts)
         assert expected.answer[:100] in result.content[0].text
+        again = await call(client, tool, args, output_schemas)  # served from the result cache
+        assert again.structured_content == data
 
 
 async def test_shortcuts_say_when_the_graph_has_no_answer(client):

@@ -527,3 +527,11 @@ def test_cli_data_file_is_queried(capsys, tmp_path: Path) -> None:
         == 0
     )
     assert "cluster A" in capsys.readouterr().out
+
+
+def test_cli_default_formats(capsys) -> None:
+    assert main(["sparql", "DESCRIBE kg:doc-000"]) == 0
+    described = rdflib.Graph().parse(data=capsys.readouterr().out, format="turtle")
+    assert (KG["doc-000"], rdflib.RDF.type, SG.Source) in described
+    assert main(["sparql", "--json", "DESCRIBE kg:doc-000"]) == 0
+    assert len(rdflib.Graph().parse(data=capsys.readouterr().out, format="json-ld")) == len(described)

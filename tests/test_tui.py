@@ -21,6 +21,7 @@ from stackgraph.tui import keys
 from stackgraph.tui.answer import AnswerView, strip_prefixes
 from stackgraph.tui.app import StackgraphApp
 from stackgraph.tui.entity import EntityPane
+from stackgraph.tui.export import ExportPane
 from stackgraph.tui.history import DATA_DIR_ENV, MAX_ENTRIES, Cursor, History
 from stackgraph.tui.triage import TriagePane
 
@@ -383,6 +384,8 @@ async def test_export_the_current_entity_to_a_file(engine: Engine, tmp_path: Pat
         await settle(pilot)
         preview = app.query_one("#export-preview", TextArea).text
         assert f"<{member.iri}>" in preview
+        written = app.query_one(ExportPane).output
+        assert written is not None and preview[:1000] == written.data[:1000]
         path = app.query_one("#export-path", Input)
         assert path.value.endswith(".nt")
         path.value = ""
@@ -392,7 +395,7 @@ async def test_export_the_current_entity_to_a_file(engine: Engine, tmp_path: Pat
         await pilot.pause()
     graph = rdflib.Graph().parse(out, format="nt")
     assert (rdflib.URIRef(member.iri), None, None) in graph
-    assert out.read_text(encoding="utf-8") == preview
+    assert out.read_text(encoding="utf-8") == written.data
 
 
 async def test_export_the_current_sparql_results_as_csv(engine: Engine, tmp_path: Path) -> None:

@@ -12,6 +12,8 @@ from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
+#: A word-overlap score at which the meaning-based search is not worth its cost.
+LEXICAL_SURE = 0.6
 _ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}$")
 
 
@@ -102,7 +104,10 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
         return named[0]
     pool = ctx.engine.entities_of(*classes)
     lexical = ctx.engine.lexical.search(ctx.question, candidates=pool, k=5)
-    semantic = [(i, s) for i, s, _ in ctx.engine.linker.semantic(ctx.question, k=10) if i in pool]
+    sure = bool(lexical) and lexical[0][1] >= LEXICAL_SURE
+    semantic = (
+        [] if sure else [(i, s) for i, s, _ in ctx.engine.linker.semantic(ctx.question, k=10) if i in pool]
+    )
     scores: dict[str, float] = {}
     for iri, score in lexical:
         scores[iri] = max(scores.get(iri, 0.0), score)

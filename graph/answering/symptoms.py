@@ -13,6 +13,8 @@ from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
+#: A word-overlap score at which the meaning-based search is not worth its cost.
+LEXICAL_SURE = 0.6
 PROBLEM_TYPES = ("Symptom", "TriageBranch", "Cause", "TriageStep")
 _NEGATION = {
     "not",
@@ -90,7 +92,8 @@ def described_problem(ctx: Context) -> Candidate | None:
     scores: dict[str, float] = {}
     for iri, score in ctx.engine.lexical.search(ctx.question, candidates=pool, k=5):
         scores[iri] = score
-    for iri, score, _ in ctx.engine.linker.semantic(ctx.question, k=10):
+    sure = max(scores.values(), default=0.0) >= LEXICAL_SURE
+    for iri, score, _ in [] if sure else ctx.engine.linker.semantic(ctx.question, k=10):
         if iri in pool:
             scores[iri] = max(scores.get(iri, 0.0), score)
     if not scores:
@@ -219,7 +222,12 @@ def diagnose(ctx: Context) -> Answer | None:
     if not found:
         pool = ctx.engine.diagnostics
         hits = ctx.engine.lexical.search(ctx.question, candidates=pool, k=3)
-        semantic = [(iri, s) for iri, s, _ in ctx.engine.linker.semantic(ctx.question, k=8) if iri in pool]
+        sure = bool(hits) and hits[0][1] >= LEXICAL_SURE
+        semantic = (
+            []
+            if sure
+            else [(iri, s) for iri, s, _ in ctx.engine.linker.semantic(ctx.question, k=8) if iri in pool]
+        )
         best = _merge(hits, semantic)
         if best and best[0][1] >= 0.35:
             found = [(best[0][0], best[0][0])]
