@@ -53,7 +53,7 @@ def describe(engine: Engine, iri: str) -> EntityDescription:
                 sources=_source_refs(engine, q.all(URIRef(DCT_SOURCE))),
             )
         )
-    placements.sort(key=lambda p: (p.layer.model or "", engine.layer_positions.get(p.layer.iri, 99)))
+    placements.sort(key=lambda p: (p.layer.model or "", engine.positions.get(p.layer.iri, 99)))
     outgoing: list[Edge] = []
     for predicate, values in sorted(facts.out.items()):
         if predicate in _OWN_FIELDS:
@@ -120,7 +120,7 @@ def list_layers(engine: Engine, model: str | None = None) -> list[LayerInfo]:
         out.append(
             LayerInfo(
                 layer=catalog.ref(rec.iri),
-                position=engine.layer_positions.get(rec.iri, 99),
+                position=engine.positions.get(rec.iri, 99),
                 runs_in=facts.text(SG.runsIn),
                 members=tuple(sorted((catalog.ref(m) for m in examples), key=lambda r: r.label.lower())),
             )

@@ -48,6 +48,7 @@ class Engine:
         self.semantic = semantic
         self._linker: Linker | None = None
         self._lexical: LexicalIndex | None = None
+        self._classes: dict[str, str] = {}
         self._lock = threading.Lock()
         # Read-through caches, filled on first use; the graph does not change while an engine lives.
         #: Each entity's edges (answering.evidence.fetch).
@@ -58,12 +59,11 @@ class Engine:
         self.sections: dict[str, SourceRef] = {}
         #: Entities and their entity-to-entity edges as a networkx graph (paths).
         self.entity_graph: nx.MultiDiGraph | None = None
-        #: Each layer's position in its model, for ordering layers the way the models list them.
-        self.layer_positions: dict[str, int] = {
+        #: Each entity's sg:position (a layer in its model, a step in its flow), for listing in order.
+        self.positions: dict[str, int] = {
             str(row.layer): int(row.position)
             for row in self.graph.query(
-                PREFIX_DECL
-                + "SELECT ?layer ?position WHERE { ?layer a/rdfs:subClassOf* sg:Layer ; sg:position ?position }"
+                PREFIX_DECL + "SELECT ?layer ?position WHERE { ?layer sg:position ?position }"
             )
         }
         #: Every diagnostic (command, tool, metric), for questions that describe a check.
@@ -84,6 +84,27 @@ class Engine:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""
         wanted = [SG[c] for c in classes]
         return sorted(iri for iri in self.catalog.records if any(self.catalog.is_a(iri, c) for c in wanted))
+
+    def class_label(self, cls: str) -> str:
+        return self._class_labels().get(cls, cls.rsplit("#", 1)[-1])
+
+    def _class_labels(self) -> dict[str, str]:
+        if not self._classes:
+            query = PREFIX_DECL + "SELECT ?c ?l WHERE { ?c rdfs:subClassOf+ sg:Entity ; rdfs:label ?l }"
+            self._classes = {str(row.c): str(row.l) for row in self.graph.query(query)}
+        return self._classes
+
+    def class_named_in(self, question: str) -> str | None:
+        """The class a question names by its plural or singular label ("workloads", "design
+        choices"), the longest such name; None when it names none."""
+        words = f" {normalize(question)} "
+        best: tuple[int, str] | None = None
+        for cls, label in self._class_labels().items():
+            form = normalize(label)
+            plurals = {form, form + "s", form[:-1] + "ies" if form.endswith("y") else form + "es"}
+            if any(f" {p} " in words for p in plurals) and (best is None or len(form) > best[0]):
+                best = (len(form), cls)
+        return best[1] if best else None
 
     @property
     def lexical(self) -> LexicalIndex:

@@ -14,7 +14,8 @@ word inside a string):
   simplest honest rule is to refuse them all.
 - Time: every query gets a timeout (``DEFAULT_TIMEOUT_S``, a caller may ask for up to
   ``MAX_TIMEOUT_S``). Oxigraph evaluates in Rust with the GIL released, and nothing can interrupt
-  it from Python, so a local query runs in a forked child process that is killed at the deadline:
+  it from Python, so a local query runs in a forked child process that is killed at the deadline
+  (graph/isolation.py):
   the limit is real, CPU included, and a child also gets a memory ceiling (``MAX_MEMORY_MB``
   above what it inherited). Forking costs a few milliseconds (it grows with the parent's memory;
   measured in scripts/bench_sparql.py). Where ``fork`` does not exist, and for a remote store
@@ -31,24 +32,15 @@ Timeouts and row caps above the maximum are lowered to the maximum, not refused.
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import faulthandler
 import io
 import os
-import pickle
 import re
-import select
-import signal
-import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-
-with contextlib.suppress(ImportError):  # not on Windows; there the fork path is not taken either
-    import resource
 
 import rdflib
 from pyparsing import ParseBaseException
@@ -58,6 +50,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import BNode, Literal, Node, URIRef, Variable
 
+from stackgraph.graph import isolation
 from stackgraph.graph.store import PREFIXES
 
 #: Seconds a query may run when the caller does not say.
@@ -315,104 +308,19 @@ def _collect(graph: rdflib.Graph, query: str, init_ns: Mapping[str, str], kind: 
     return (), (), None, tuple(triples), False
 
 
-def _limit_memory() -> None:
-    """In a forked child: allow MAX_MEMORY_MB of address space beyond what it inherited."""
-    try:
-        with open("/proc/self/statm") as statm:
-            inherited = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        ceiling = inherited + MAX_MEMORY_MB * 1024 * 1024
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            ceiling = min(ceiling, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (ceiling, hard))
-    except (OSError, ValueError, NameError):  # no /proc or no rlimits: the timeout still holds
-        pass
+def _store_error(failure: isolation.WorkFailed) -> QueryError:
+    """What an exception from the store means for the user (Oxigraph's SyntaxError carries L:C)."""
+    if failure.error is not None and is_remote_error(failure.error):
+        from stackgraph.graph.remote import describe_error
 
-
-def _in_child(work: Callable[[], tuple], timeout_s: float) -> tuple:
-    """Run ``work`` in a forked child; kill it at the deadline. Returns what ``work`` returned."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never return into the parent's code, never run its atexit handlers
-        try:
-            os.close(read_fd)
-            faulthandler.disable()  # a crash here is reported by the parent, not as a traceback dump
-            _limit_memory()
-            try:
-                payload: tuple = ("ok", work())
-            except BaseException as error:  # noqa: BLE001 - everything goes back to the parent
-                payload = ("error", type(error).__name__, " ".join(str(error).split())[:500])
-            data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_fd, view) :]
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    chunks: list[bytes] = []
-    finished = False
-    deadline = time.monotonic() + timeout_s
-    poller = select.poll()
-    poller.register(read_fd, select.POLLIN | select.POLLHUP)
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not poller.poll(remaining * 1000):
-                raise Timeout(timeout_s)
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                finished = True
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_fd)
-        if not finished:
-            with contextlib.suppress(ProcessLookupError):  # it may have just finished
-                os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    if not chunks:
-        raise EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
-    payload = pickle.loads(b"".join(chunks))
-    if payload[0] == "error":
-        _raise_store_error(payload[1], payload[2])
-    return payload[1]
-
-
-def _in_thread(work: Callable[[], tuple], timeout_s: float) -> tuple:
-    """Run ``work`` in a daemon thread; stop waiting at the deadline (the thread is abandoned)."""
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            box["value"] = work()
-        except BaseException as error:  # noqa: BLE001 - reported to the waiting caller
-            box["error"] = error
-        finally:
-            done.set()
-
-    threading.Thread(target=target, name="sparql-query", daemon=True).start()
-    if not done.wait(timeout_s):
-        raise Timeout(timeout_s)
-    if "error" in box:
-        error = box["error"]
-        if is_remote_error(error):
-            from stackgraph.graph.remote import describe_error
-
-            raise EvaluationError(f"the remote store could not run the query: {describe_error(error)}")
-        _raise_store_error(type(error).__name__, " ".join(str(error).split())[:500])
-    return box["value"]
-
-
-def _raise_store_error(name: str, message: str) -> None:
-    """Turn an exception from the store into a QueryError (Oxigraph's SyntaxError carries L:C)."""
-    if name == "SyntaxError":
-        match = re.search(r"(\d+):(\d+)", message)
+        return EvaluationError(f"the remote store could not run the query: {describe_error(failure.error)}")
+    if failure.name == "SyntaxError":
+        match = re.search(r"(\d+):(\d+)", failure.message)
         line, column = (int(match.group(1)), int(match.group(2))) if match else (None, None)
-        raise ParseError(re.sub(r"^error at \d+:\d+(-\d+:\d+)?:\s*", "", message), line, column)
-    if name == "MemoryError":
-        raise EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
-    raise EvaluationError(f"the store could not run the query: {message or name}")
+        return ParseError(re.sub(r"^error at \d+:\d+(-\d+:\d+)?:\s*", "", failure.message), line, column)
+    if failure.name == "MemoryError":
+        return EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
+    return EvaluationError(f"the store could not run the query: {failure.message or failure.name}")
 
 
 def is_remote_error(error: BaseException) -> bool:
@@ -452,8 +360,20 @@ def run_query(
     def work() -> tuple:
         return _collect(graph, query, init_ns, kind, cap)
 
-    isolated = ISOLATION != "thread" and hasattr(os, "fork") and not is_remote(graph)
-    names, rows, boolean, triples, truncated = (_in_child if isolated else _in_thread)(work, timeout)
+    try:
+        if ISOLATION != "thread" and isolation.can_fork() and not is_remote(graph):
+            outcome = isolation.in_child(work, timeout, MAX_MEMORY_MB)
+        else:
+            outcome = isolation.in_thread(work, timeout, name="sparql-query")
+    except isolation.Deadline:
+        raise Timeout(timeout) from None
+    except isolation.ChildDied:
+        raise EvaluationError(
+            f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory"
+        ) from None
+    except isolation.WorkFailed as failure:
+        raise _store_error(failure) from None
+    names, rows, boolean, triples, truncated = outcome
     result_graph = None
     if triples is not None:
         result_graph = rdflib.Graph()

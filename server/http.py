@@ -217,7 +217,7 @@ def create_app(
         path="/mcp",
         host_origin_protection=False,  # the Guard below covers /mcp and /sparql alike
         stateless_http=stateless,
-        json_response=stateless,
+        json_response=True,
     )
 
     async def health(request: Request) -> JSONResponse:

@@ -79,8 +79,10 @@ def names(engine) -> dict[str, str]:
             found["technology"] = label
             break
     for label in of_type("symptom"):
-        if engine.ask(f"Which layer owns {label}?").answered and "symptom" not in found:
+        if "symptom" not in found and engine.ask(f"Which layer owns {label}?").intent == "owner_of_symptom":
             found["symptom"] = label
+        if "diagnosable" not in found and engine.ask(f"How do I diagnose {label}?").intent == "diagnose":
+            found["diagnosable"] = label
         try:
             state = engine.triage(label)
         except Exception:
@@ -114,6 +116,15 @@ async def call(client, tool: str, arguments: dict, schemas_by_tool: dict[str, di
         if schemas_by_tool:
             jsonschema.validate(result.structured_content, schemas_by_tool[tool])
     return result
+
+
+def without_cursors(value):
+    """A result with its cursors blanked (a cursor of an answer names that answer's cache slot)."""
+    if isinstance(value, dict):
+        return {k: (None if k == "cursor" else without_cursors(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_cursors(v) for v in value]
+    return value
 
 
 def error_text(result) -> str:
@@ -286,10 +297,10 @@ async def test_where_fits_owner_and_diagnose_answer_like_the_engine(client, engi
     ]
     if "symptom" in names:
         symptom = names["symptom"]
-        cases += [
-            ("owner_of_symptom", {"symptom": symptom}, f"Which layer owns {symptom}?"),
-            ("diagnose", {"symptom": symptom}, f"How do I diagnose {symptom}?"),
-        ]
+        cases.append(("owner_of_symptom", {"symptom": symptom}, f"Which layer owns {symptom}?"))
+    if "diagnosable" in names:
+        symptom = names["diagnosable"]
+        cases.append(("diagnose", {"symptom": symptom}, f"How do I diagnose {symptom}?"))
     for tool, args, question in cases:
         expected = engine.ask(question)
         result = await call(client, tool, args, output_schemas)
@@ -298,11 +309,12 @@ async def test_where_fits_owner_and_diagnose_answer_like_the_engine(client, engi
             continue
         data = result.structured_content
         assert data["answered"] and data["answer"] == expected.answer and data["intent"] == expected.intent
+        assert data["intent"] == tool  # the composed question reaches the intended answerer
         assert [e["iri"] for e in data["entities"]["items"]] == [e.iri for e in expected.entities][:20]
         assert data["facts"]["total"] == len(expected.facts)
         assert expected.answer[:100] in result.content[0].text
-        again = await call(client, tool, args, output_schemas)  # served from the result cache
-        assert again.structured_content == data
+        again = await call(client, tool, args, output_schemas)  # complete results come from a cache
+        assert without_cursors(again.structured_content) == without_cursors(data)
 
 
 async def test_shortcuts_say_when_the_graph_has_no_answer(client):

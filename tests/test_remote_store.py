@@ -124,12 +124,8 @@ def test_push_clear_makes_pushing_idempotent(oxigraph: str) -> None:
     assert count_triples(remote_graph(query)) == first
 
 
-def test_push_into_a_named_graph_with_data(oxigraph: str, tmp_path: Path) -> None:
-    extra = tmp_path / "ours.ttl"
-    extra.write_text(
-        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
-        "<https://example.org/cluster-a> rdfs:label 'cluster A' ; rdfs:comment 'ours' .\n"
-    )
+def test_push_into_a_named_graph_with_data(oxigraph: str) -> None:
+    extra = Path(__file__).parent / "data" / "sparql_user_data.ttl"
     default_before = count_triples(remote_graph(oxigraph + "/query"))
     assert main(["push", oxigraph + "/update", "--graph", NAMED, "--data", str(extra), "--clear"]) == 0
     named = open_remote(oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": NAMED}), [])

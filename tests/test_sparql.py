@@ -508,24 +508,10 @@ def test_cli_usage_errors(capsys, tmp_path: Path) -> None:
     assert "missing.rq" in capsys.readouterr().err
 
 
-def test_cli_data_file_is_queried(capsys, tmp_path: Path) -> None:
-    extra = tmp_path / "ours.ttl"
-    extra.write_text(
-        "<https://example.org/cluster-a> <http://www.w3.org/2000/01/rdf-schema#label> 'cluster A' .\n"
-    )
-    assert (
-        main(
-            [
-                "sparql",
-                "--data",
-                str(extra),
-                "--format",
-                "csv",
-                "SELECT ?l WHERE { <https://example.org/cluster-a> rdfs:label ?l }",
-            ]
-        )
-        == 0
-    )
+def test_cli_data_file_is_queried(capsys) -> None:
+    extra = Path(__file__).parent / "data" / "sparql_user_data.ttl"
+    query = "SELECT ?l WHERE { <https://example.org/cluster-a> rdfs:label ?l }"
+    assert main(["sparql", "--data", str(extra), "--format", "csv", query]) == 0
     assert "cluster A" in capsys.readouterr().out
 
 

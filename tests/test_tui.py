@@ -212,6 +212,7 @@ async def test_the_entity_page_groups_edges_by_predicate(engine: Engine) -> None
     desc = engine.describe(member.iri)
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         app.open_entity(member.iri)
         await settle(pilot)
         links = app.query_one("#entity-links", OptionList)
@@ -374,6 +375,7 @@ async def test_export_the_current_entity_to_a_file(engine: Engine, tmp_path: Pat
     out = tmp_path / "out.nt"
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         app.open_entity(member.iri)
         await settle(pilot)
         await pilot.press("x")

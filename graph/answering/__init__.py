@@ -123,33 +123,36 @@ def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
     """The entities the question is about, best first (named ones in the order they appear)."""
     linker = engine.linker
     mentions = linker.mentions(question, prefer="Workload" if intent == intents.STRESS else None)
-    content = [w for w in terms(question)]
+    question_terms = terms(question)
     covered = sum(len(terms(m.surface)) for m in mentions)
     candidates: list[Candidate] = []
+    models: list[Candidate] = []
     for m in mentions:
-        if engine.catalog.is_a(m.iri, SG.LayerModel):
-            continue  # "in the eight-layer model" qualifies the question; it is not its subject
-        content = terms(m.surface)
+        surface_terms = terms(m.surface)
         weak = (
             m.how == "exact"
-            and len(content) <= 1
+            and len(surface_terms) <= 1
             and all(w in engine.common_words for w in m.surface.split() if w not in STOPWORDS)
         )
         score = m.score * (0.6 if weak else 1.0) * (0.9 if m.how == "fuzzy" else 1.0)
+        if engine.catalog.is_a(m.iri, SG.LayerModel):
+            # "in the eight-layer model" qualifies the question; it is its subject only when alone.
+            models.append(Candidate(m.iri, score, m.how))
+            continue
         candidates.append(Candidate(m.iri, score, m.how))
     strong = [c for c in candidates if c.score >= 0.8]
-    if candidates and not strong and content and covered / len(content) >= 0.5:
+    if candidates and not strong and question_terms and covered / len(question_terms) >= 0.5:
         strong = candidates  # the question is mostly the weak name itself ("what is Volcano used for")
+    if not strong and models and not candidates:
+        strong = models  # "what are the layers of the nine-layer model?"
     if strong:
+        weak_rest = [c for c in candidates if c not in strong]
         # Layers named alongside something else are context, not the subject.
         subjects = [c for c in strong if not engine.catalog.is_a(c.iri, SG.Layer)]
         layers = [c for c in strong if engine.catalog.is_a(c.iri, SG.Layer)]
-        ordered = (
-            subjects + layers
-            if intent not in (intents.LIST, intents.ASSUME, intents.CROSSWALK)
-            else layers + subjects
-        )
-        return _dedupe(ordered)
+        if intent in (intents.LIST, intents.ASSUME, intents.CROSSWALK):
+            return _dedupe(layers + subjects + weak_rest)
+        return _dedupe(subjects + layers + weak_rest)
     # Nothing named: find what the question describes.
     found: dict[str, Candidate] = {}
     for iri, score in engine.lexical.search(question, k=5):
@@ -180,6 +183,13 @@ def answer_question(engine: Engine, question: object, conversation: Conversation
         shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
         return declined(engine, shown, error=str(error))
     guess = intents.detect(text)
+    if (
+        guess.intent is None
+        and conversation is not None
+        and conversation.turns
+        and intents.is_elliptical(text)
+    ):
+        guess = intents.IntentGuess(conversation.turns[-1].intent, 0.8)  # "and batch inference?"
     candidates = link(engine, text, guess.intent)
     from_conversation = False
     if conversation is not None and conversation.turns:
@@ -269,7 +279,9 @@ def _follow_up(
     named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
     if named and not leans:
         return candidates, False
-    if Conversation.refers_to_layer(text) or (intent == intents.LIST and not named):
+    if Conversation.refers_to_layer(text) or (
+        intent == intents.LIST and not named and not _is_pronoun_question(text)
+    ):
         layer = conversation.last_layer
         if layer is None and conversation.focus and engine.catalog.is_a(conversation.focus, SG.Layer):
             layer = conversation.focus

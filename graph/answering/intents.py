@@ -98,7 +98,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         LIST,
         re.compile(
-            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b",
+            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
             _I,
         ),
     ),
@@ -127,7 +127,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 #: Words that signal a problem report even without a cue ("pods stuck in Pending").
 SYMPTOM_WORDS = re.compile(
-    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|too many|429|5\d\d|401|mid-stream|getting|seeing|low|high|starved|starving|idle|restart(s|ing)?|killed|evicted|throttl(ed|ing)|bottleneck(ed)?|broken|unhealthy|down)\b",
+    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|too many|runs? out of|ran out of|running out of|exhaust(ed|s)?|429|5\d\d|401|mid-stream|getting|seeing|low|high|starved|starving|idle|restart(s|ing)?|killed|evicted|throttl(ed|ing)|bottleneck(ed)?|broken|unhealthy|down)\b",
     _I,
 )
 
@@ -158,3 +158,11 @@ _ASKS_FOR_LAYER = re.compile(r"\b(which|what) layers?\b|\bwho owns\b|\bwhere\b",
 def asks_for_layer(question: str) -> bool:
     """ "Which layer owns Milvus?" asks for a placement, "Milvus is slow" reports a problem."""
     return bool(_ASKS_FOR_LAYER.search(question))
+
+
+_ELLIPTICAL = re.compile(r"^\s*(and|what about|how about|same for|also)\b", _I)
+
+
+def is_elliptical(question: str) -> bool:
+    """ "and batch inference?": a follow-up that reuses the previous question's shape."""
+    return bool(_ELLIPTICAL.search(question))

@@ -23,6 +23,14 @@ from stackgraph.graph.store import KG, SG
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 DCT_SOURCE = "http://purl.org/dc/terms/source"
 MAPPINGS = ("closeMatch", "exactMatch", "broadMatch", "narrowMatch", "relatedMatch")
+#: Edges that make the subject a member of the object, in the order a list question prefers them.
+MEMBER_PREDICATES = (
+    SKOS + "broader",
+    str(SG.parameterOf),
+    str(SG.exampleOf),
+    str(SG.inModel),
+    "http://purl.org/dc/terms/isPartOf",
+)
 _INVERSE = {"broadMatch": "narrowMatch", "narrowMatch": "broadMatch"}
 _MAPPING_WORDS = {
     "closeMatch": "closely matches",
@@ -87,7 +95,7 @@ def _order(ctx: Context, places: list[Place]) -> list[Place]:
 
 
 def _position(ctx: Context, layer: str) -> int:
-    positions = ctx.engine.layer_positions
+    positions = ctx.engine.positions
     return positions.get(layer, 99)
 
 
@@ -170,23 +178,59 @@ def layer_members(ctx: Context, layer: str) -> list[str]:
 
 
 def list_members(ctx: Context) -> Answer | None:
-    if not ctx.candidates:
-        return None
-    target = ctx.candidates[0]
-    if ctx.catalog.is_a(target.iri, SG.Layer):
+    """Members of a layer, of a category (skos:broader), of an entity (its parameters, its
+    parts), or of a class the question names ("what workloads are there?")."""
+    cls = ctx.engine.class_named_in(ctx.question)
+    target = ctx.candidates[0] if ctx.candidates else None
+    if target and ctx.catalog.is_a(target.iri, SG.Layer) and (cls is None or cls == str(SG.Layer)):
         return layer_overview(ctx, target.iri)
-    facts = ctx.facts(target.iri)
-    narrower = sorted(facts.incoming(SKOS + "broader"), key=lambda m: ctx.catalog.label(m).lower())
-    ref = ctx.evidence.entity(target.iri)
-    if narrower:
-        for member in narrower:
-            ctx.evidence.fact(member, SKOS + "broader", target.iri)
-        text = f"{ref.label}: {join([ctx.catalog.label(m) for m in narrower[:20]])}."
+    members: list[str] = []
+    predicate = SKOS + "broader"
+    if target:
+        facts = ctx.facts(target.iri)
+        for predicate in MEMBER_PREDICATES:  # the first kind of membership the entity has
+            members = facts.incoming(predicate)
+            if cls:
+                members = [m for m in members if ctx.catalog.is_a(m, cls)]
+            if members:
+                break
+    if members and target:
+        ref = ctx.evidence.entity(target.iri)
+        members = sorted(
+            members, key=lambda m: (ctx.engine.positions.get(m, 99), ctx.catalog.label(m).lower())
+        )
+        for member in members:
+            ctx.evidence.fact(member, predicate, target.iri)
+        shown = [ctx.catalog.display(m) for m in members[:24]]
+        more = f" and {len(members) - 24} more" if len(members) > 24 else ""
+        text = f"{ref.display}: {join(shown)}{more}."
         definition = ctx.catalog.get(target.iri).definition
         if definition:
             text += " " + first_sentences(definition, 400)
         return ctx.answer(text, intents.LIST, 0.9 * target.score + 0.1)
+    if cls:
+        return list_class(ctx, cls)
     return None
+
+
+def list_class(ctx: Context, cls: str) -> Answer | None:
+    """Every entity of a class, e.g. the ten workloads or the six design choices."""
+    members = [iri for iri in ctx.engine.entities_of(cls.rsplit("#", 1)[-1])]
+    if ctx.model_hint and cls == str(SG.Layer):
+        members = [m for m in members if (r := ctx.catalog.get(m)) and r.model == ctx.model_hint]
+    if not members:
+        return None
+    members.sort(key=lambda m: (ctx.engine.positions.get(m, 99), ctx.catalog.label(m).lower()))
+    for member in members[:40]:
+        ctx.evidence.entity(member)
+        ctx.evidence.fact(
+            member, "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", cls, ctx.engine.class_label(cls)
+        )
+    shown = [ctx.catalog.display(m) for m in members[:30]]
+    more = f" and {len(members) - 30} more" if len(members) > 30 else ""
+    noun = ctx.engine.class_label(cls)
+    text = f"The graph has {len(members)} {noun}{'s' if len(members) != 1 and not noun.endswith('s') else ''}: {join(shown)}{more}."
+    return ctx.answer(text, intents.LIST, 0.8)
 
 
 def compare(ctx: Context) -> Answer | None:

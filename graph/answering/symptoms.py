@@ -103,8 +103,11 @@ def described_problem(ctx: Context) -> Candidate | None:
 
 
 def owner_of_symptom(ctx: Context) -> Answer | None:
-    problems = problem_candidates(ctx)
+    reported = intents.looks_like_symptom(ctx.question)
+    problems = [c for c in problem_candidates(ctx) if c.score >= 0.8 or reported]
     if not problems:
+        if not reported:
+            return None  # only a question that reports a problem may be matched to one
         described = described_problem(ctx)
         if described is None:
             return None
@@ -172,7 +175,7 @@ def _layers_by_model(ctx: Context, layers: list[str]) -> str:
 
     chunks = []
     for model, members in sorted(by_model.items(), key=lambda kv: kv[0] != (ctx.model_hint or kv[0])):
-        members.sort(key=lambda layer: ctx.engine.layer_positions.get(layer, 99))
+        members.sort(key=lambda layer: ctx.engine.positions.get(layer, 99))
         chunks.append(f"{join([layer_phrase(ctx.catalog, m) for m in members])} in the {model_name(model)}")
     return "; ".join(chunks)
 
