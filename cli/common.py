@@ -37,8 +37,12 @@ def error(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def open_graph(args: argparse.Namespace) -> LoadedGraph:
-    """Load the graph the arguments name. Raises DataFileError (callers turn it into one line)."""
+def open_graph(args: argparse.Namespace, check_data: bool = True) -> LoadedGraph:
+    """Load the graph the arguments name. Raises DataFileError (callers turn it into one line).
+
+    ``check_data`` refuses --data files that break the shapes; ``stackgraph validate`` turns it
+    off because reporting every violation is its whole job.
+    """
     from stackgraph.graph.store import load_graph
 
-    return load_graph(getattr(args, "data", []) or [], getattr(args, "store", None))
+    return load_graph(getattr(args, "data", []) or [], getattr(args, "store", None), check_data=check_data)

@@ -107,9 +107,10 @@ class Catalog:
             if row.model is not None:
                 rec.model, rec.model_label = str(row.model), str(row.modelLabel)
             if row.definition is not None and (
-                rec.definition is None or len(str(row.definition)) > len(rec.definition)
+                rec.definition is None
+                or (len(str(row.definition)), str(row.definition)) > (len(rec.definition), rec.definition)
             ):
-                rec.definition = str(row.definition)
+                rec.definition = str(row.definition)  # the fullest definition, ties broken by text
         for row in graph.query(_SOURCE_QUERY):
             rec = self.records.get(str(row.s))
             if rec is not None:
@@ -118,6 +119,8 @@ class Catalog:
                     rec.sources.append(ref)
         for rec in self.records.values():
             rec.sources.sort(key=lambda s: s.iri)
+        # Row order differs between stores; a sorted catalog keeps ties (and so answers) stable.
+        self.records = dict(sorted(self.records.items()))
 
     # ------------------------------------------------------------------ lookups
 

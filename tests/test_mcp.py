@@ -207,6 +207,21 @@ async def test_a_graph_that_fails_to_load_is_reported_by_tools_not_by_a_crash():
         assert "failed to load" in message
 
 
+async def test_an_engine_failure_inside_a_tool_is_an_error_result_and_the_server_goes_on(engine):
+    class Exploding:
+        def __getattr__(self, name):
+            return getattr(engine, name)
+
+        def describe(self, name):
+            raise RuntimeError("kaboom")
+
+    server = build_server(Exploding, semantic=False)
+    async with Client(server) as connected:
+        message = error_text(await call(connected, "describe", {"entity": "anything"}))
+        assert message == "describe failed: RuntimeError: kaboom"
+        assert not (await call(connected, "list_layers", {})).is_error
+
+
 # ------------------------------------------------------------------------------------- tools
 
 

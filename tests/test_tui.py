@@ -12,7 +12,17 @@ from pathlib import Path
 
 import pytest
 import rdflib
-from textual.widgets import DataTable, Input, Markdown, OptionList, Select, Static, TabbedContent, TextArea, Tree
+from textual.widgets import (
+    DataTable,
+    Input,
+    Markdown,
+    OptionList,
+    Select,
+    Static,
+    TabbedContent,
+    TextArea,
+    Tree,
+)
 
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
@@ -390,9 +400,9 @@ async def test_export_the_current_entity_to_a_file(engine: Engine, tmp_path: Pat
         assert written is not None and preview[:1000] == written.data[:1000]
         path = app.query_one("#export-path", Input)
         assert path.value.endswith(".nt")
-        path.value = ""
+        path.value = str(out)[:-3]
         path.focus()
-        await pilot.press(*str(out))
+        await pilot.press("end", *".nt")
         await pilot.press("ctrl+s")
         await pilot.pause()
     graph = rdflib.Graph().parse(out, format="nt")

@@ -35,6 +35,7 @@ LEXICAL_MIN = 0.5
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
 
+_ASKS_FOR_PERSON = re.compile(r"^\s*(who|whom|whose)\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 Composer = Callable[[Context], Answer | None]
@@ -158,7 +159,9 @@ def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
     for iri, score in engine.lexical.search(question, k=5):
         if score >= LEXICAL_MIN:
             found[iri] = Candidate(iri, score, "lexical")
-    for iri, score, _text in linker.semantic(question, k=5):
+    # A question about a person ("who is ...") is about nobody in this graph unless it names them.
+    described = [] if _ASKS_FOR_PERSON.match(question) else linker.semantic(question, k=5)
+    for iri, score, _text in described:
         if score >= SEMANTIC_ACCEPT:
             prior = found.get(iri)
             if prior is None or prior.score < score:
@@ -245,7 +248,9 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
     if only_textual:
         # No entity: only answerers that search the graph's text can help.
         order: tuple[Composer, ...] = ()
-        if intent in (intents.OWNER, intents.ASSUME) or (intent == intents.FIT and ctx.model_hint):
+        if intent == intents.OWNER and intents.looks_like_symptom(ctx.question):
+            order = (symptoms.owner_of_symptom, placement.layer_for_text)
+        elif intent in (intents.OWNER, intents.ASSUME) or (intent == intents.FIT and ctx.model_hint):
             order = (placement.layer_for_text,)
         elif intent == intents.DIAGNOSE:
             order = (symptoms.diagnose,)

@@ -114,6 +114,16 @@ def fetch(engine: Engine, iri: str) -> EntityFacts:
                 facts.inc_qualified[p].append(pair)
         elif s not in facts.inc[p]:
             facts.inc[p].append(s)
+    # Stores return rows in their own order; sort so that answers are the same on every store.
+    for values in facts.out.values():
+        values.sort(key=lambda v: (isinstance(v, Literal), str(v)))
+    for subjects in facts.inc.values():
+        subjects.sort()
+    for pairs in facts.inc_qualified.values():
+        pairs.sort()
+    for node in blanks.values():
+        for values in node.values():
+            values.sort(key=str)
     for entries in facts.qualified.values():
         entries.sort(key=lambda q: (str(q.one(SG.layer) or ""), str(q.one(SG.role) or "")))
     cache[iri] = facts

@@ -1,0 +1,105 @@
+"""SVG snapshots of the TUI's main screens (pytest-textual-snapshot), asserted.
+
+The app runs on a small fixed graph (tests/data/tui_fixture.ttl over the vocabulary), not the
+built-in data, so the pictures change when the app changes and not when the ontology grows.
+Regenerate after a deliberate UI change with ``pytest --snapshot-update tests/test_tui_snapshots.py``
+and look at the SVGs under tests/__snapshots__/ before committing them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stackgraph.graph.engine import Engine
+from stackgraph.graph.store import LoadedGraph, builtin_files, new_graph
+from stackgraph.tui.app import StackgraphApp
+from stackgraph.tui.history import DATA_DIR_ENV, History
+
+FIXTURE = Path(__file__).parent / "data" / "tui_fixture.ttl"
+SIZE = (100, 36)
+
+
+@pytest.fixture(scope="module")
+def fixture_engine() -> Engine:
+    graph = new_graph()
+    graph.parse(str(builtin_files()[0]), format="ox-turtle")  # the vocabulary only
+    graph.parse(str(FIXTURE), format="ox-turtle")
+    return Engine(LoadedGraph(graph, content_hash="tui-fixture"), semantic=False)
+
+
+@pytest.fixture
+def app(fixture_engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> StackgraphApp:
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    return StackgraphApp(engine=fixture_engine, history=History(tmp_path / "history.json"))
+
+
+async def settle(pilot) -> None:
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    # A blinking cursor would make the picture depend on timing.
+    for widget in pilot.app.query("Input, TextArea"):
+        widget.cursor_blink = False
+    await pilot.pause()
+
+
+def test_ask_with_an_answer_and_its_evidence(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press(*"where does NVLink fit?", "enter")
+        await settle(pilot)
+        await pilot.click(".details CollapsibleTitle")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_ask_declined_with_suggestions_at_80x24(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press(*"what is a flurbo?", "enter")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_browse(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.press("e", "down", "down")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_entity_page(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        pilot.app.open_entity("https://w3id.org/stackgraph/id/nvlink")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_triage_at_its_conclusion(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("enter")  # NCCL timeout, the first symptom with a tree
+        await settle(pilot)
+        await pilot.press("down", "enter")  # all ranks
+        await settle(pilot)
+        await pilot.press("enter")  # no: the ports are not all Active
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_sparql_with_results(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press("f6")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
