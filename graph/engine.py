@@ -162,11 +162,15 @@ class Engine:
 
     # ------------------------------------------------------------------ questions
 
-    def ask(self, question: str, conversation: Conversation | None = None) -> Answer:
-        """Answer one question; with a conversation, follow-ups resolve against earlier turns."""
+    def ask(self, question: str, conversation: Conversation | None = None, intent: str | None = None) -> Answer:
+        """Answer one question; with a conversation, follow-ups resolve against earlier turns.
+
+        ``intent`` (one of ``answering.intents``' names, e.g. "where_fits") skips guessing the
+        intent from the wording: surfaces whose caller already said what it wants pass it.
+        """
         from stackgraph.graph.answering import answer_question
 
-        return answer_question(self, question, conversation)
+        return answer_question(self, question, conversation, intent=intent)
 
     def triage(self, symptom: str, answers: Sequence[str] = ()) -> TriageState:
         """Walk the symptom's triage tree, taking ``answers`` in order; return where it stands."""

@@ -25,8 +25,9 @@ echo "setup: installing stackgraph and its dependencies" >&2
 pip install -q -e ".[test]" 2>&1 | grep -v -e "is ignored" -e "^$" >&2 || true
 python -c "import stackgraph.graph.engine" # fail here, loudly, if the install did not work
 
-echo "setup: preparing the embedding model (once; cached)" >&2
+echo "setup: preparing the embedding model and the graph's embedding index (once; cached)" >&2
 python -m stackgraph.graph.embeddings --prepare
+python -c "from stackgraph.graph.engine import Engine; Engine.load().prepare_semantic()"
 
 if [ "$want_test_tools" = 1 ]; then
   if ! command -v dot >/dev/null 2>&1; then

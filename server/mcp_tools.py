@@ -8,7 +8,6 @@ synchronous and a tool may have to wait for the graph to finish loading.
 
 from __future__ import annotations
 
-import inspect
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -65,10 +64,8 @@ ConversationId = Annotated[
 
 
 def _ask(engine: Engine, question: str, conversation: Any = None, intent: str | None = None) -> Answer:
-    """Ask, passing the intent hint when this engine's ``ask`` accepts one."""
-    if intent and "intent" in inspect.signature(engine.ask).parameters:
-        return engine.ask(question, conversation, intent=intent)  # type: ignore[call-arg]
-    return engine.ask(question, conversation)
+    """Ask, telling the engine the intent when the tool already knows it."""
+    return engine.ask(question, conversation, intent=intent)
 
 
 def _resolve(engine: Engine, name: str, argument: str) -> EntityRef:

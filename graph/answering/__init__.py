@@ -179,13 +179,15 @@ def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def answer_question(engine: Engine, question: object, conversation: Conversation | None = None) -> Answer:
+def answer_question(
+    engine: Engine, question: object, conversation: Conversation | None = None, intent: str | None = None
+) -> Answer:
     try:
         text = sanitize(question)
     except InvalidQuestion as error:
         shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
         return declined(engine, shown, error=str(error))
-    guess = intents.detect(text)
+    guess = intents.IntentGuess(intent, 1.0) if intent in COMPOSERS else intents.detect(text)
     if (
         guess.intent is None
         and conversation is not None
