@@ -96,6 +96,16 @@ class LexicalIndex:
         self.idf = {t: math.log(1 + total / f) for t, f in frequency.items()}
         self._default_idf = math.log(1 + total)
 
+    def coverage(self, text: str, iri: str) -> float:
+        """The share (by weight) of the text's words found in the entity's names or sentences:
+        low when the text is mostly about something else ("train my dog to sit")."""
+        query_terms = set(terms(text))
+        doc = self.docs.get(iri)
+        if doc is None or not query_terms:
+            return 0.0
+        found = query_terms & (doc.name_terms | doc.text_terms)
+        return sum(self.weight(t) for t in found) / sum(self.weight(t) for t in query_terms)
+
     def is_boilerplate(self, text: str) -> bool:
         """Whether a sentence is shared by several entities (a section's general remark)."""
         return self.sentence_count.get(text, 0) >= 3

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 MAX_QUESTION_CHARS = 2000
 #: Word-overlap score above which an entity counts as what the question is about.
 LEXICAL_MIN = 0.5
+#: Share of a question's words an entity found by word overlap must account for.
+LEXICAL_COVERAGE_MIN = 0.6
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
 
@@ -157,7 +159,7 @@ def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
     # Nothing named: find what the question describes.
     found: dict[str, Candidate] = {}
     for iri, score in engine.lexical.search(question, k=5):
-        if score >= LEXICAL_MIN:
+        if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= LEXICAL_COVERAGE_MIN:
             found[iri] = Candidate(iri, score, "lexical")
     # A question about a person ("who is ...") is about nobody in this graph unless it names them.
     described = [] if _ASKS_FOR_PERSON.match(question) else linker.semantic(question, k=5)

@@ -112,7 +112,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PRACTICE,
         re.compile(
-            r"\bpractice\b|\bbest way\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
+            r"\bpractice\b|\bbest way\b|\bshould\b|\bmust\b|\benforce\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
             _I,
         ),
     ),

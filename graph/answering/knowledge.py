@@ -179,7 +179,22 @@ def _repeats(text: str, said: str) -> bool:
 
 
 def practice(ctx: Context) -> Answer | None:
+    """The practice the question asks about; when it names an entity that several practices
+    apply to and none stands out, all of them (up to three)."""
     choice = _best_reasoned(ctx, ("Practice", "DesignChoice"))
+    named = [c for c in ctx.candidates if not ctx.catalog.is_a(c.iri, SG.Practice)]
+    if named and (choice is None or choice.how != "exact"):
+        applying = [
+            p for p in ctx.facts(named[0].iri).incoming(SG.appliesTo) if ctx.catalog.is_a(p, SG.Practice)
+        ]
+        if len(applying) >= 2:
+            answers = [
+                explain_reasoned(ctx, Candidate(p, named[0].score, "applies"), intents.PRACTICE)
+                for p in applying[:3]
+            ]
+            texts = [a.answer for a in answers if a is not None]
+            if texts:
+                return ctx.answer(" ".join(texts), intents.PRACTICE, 0.7)
     if choice is None:
         return None
     return explain_reasoned(ctx, choice, intents.PRACTICE)
