@@ -22,7 +22,8 @@ test:
 ## What CI runs, without the setup step.
 check: lint
 	$(VENV)/python -m pytest
-	$(VENV)/python ../shared/eval/score.py ../shared/eval/questions.jsonl --quiet -- $(VENV)/stackgraph ask --json -
+	$(VENV)/python scripts/score_gate.py ../shared/eval/questions.jsonl --min 95
+	$(VENV)/python scripts/score_gate.py tests/eval/questions_extra.jsonl --min 90
 
 lint:
 	$(VENV)/ruff check .
