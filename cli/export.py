@@ -27,7 +27,7 @@ svg and png need Graphviz `dot` (apt-get install graphviz).
 examples:
   stackgraph export NVLink --format mermaid
   stackgraph export NVLink UALink --depth 2 -o interconnect.svg
-  stackgraph export kg:nine-L8 --predicates sg:fitsIn sg:ownedBy --format markdown -o l8.md
+  stackgraph export kg:nine-L8 --predicates sg:fitsIn,sg:ownedBy --format markdown -o l8.md
   stackgraph export --sparql 'CONSTRUCT { ?t sg:fitsIn kg:nine-L8 } WHERE { ?t sg:fitsIn kg:nine-L8 }' --format dot
 """
 
@@ -52,10 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--predicates",
-        nargs="+",
-        metavar="P",
+        "--predicate",
+        action="append",
+        metavar="P[,P...]",
         help="follow only these predicates (sg:fitsIn, an IRI or a label such as 'owned by'); "
-        "put NAMEs before this option, or separate predicates with commas",
+        "repeat the option or separate predicates with commas",
     )
     parser.add_argument("--format", choices=FORMATS, help="output format (default turtle)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")

@@ -10,6 +10,7 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.text import (
+    agree,
     first_sentences,
     join,
     layer_phrase,
@@ -134,7 +135,7 @@ def where_fits(ctx: Context) -> Answer | None:
         if not places:
             continue
         via = next((p.via for p in places if p.via), None)
-        text = f"{ref.label} fits in {describe_places(ctx, places, ctx.model_hint)}"
+        text = f"{ref.label} {agree(ref.label, 'fits', 'fit')} in {describe_places(ctx, places, ctx.model_hint)}"
         if via:
             text += f", as one of {ctx.catalog.label(via)}"
         lines.append(sentence(text))
