@@ -162,7 +162,9 @@ class Engine:
 
     # ------------------------------------------------------------------ questions
 
-    def ask(self, question: str, conversation: Conversation | None = None, intent: str | None = None) -> Answer:
+    def ask(
+        self, question: str, conversation: Conversation | None = None, intent: str | None = None
+    ) -> Answer:
         """Answer one question; with a conversation, follow-ups resolve against earlier turns.
 
         ``intent`` (one of ``answering.intents``' names, e.g. "where_fits") skips guessing the

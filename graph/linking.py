@@ -506,6 +506,12 @@ class Linker:
                 scores.get(mention.iri, 0.0), 1.0 if mention.how != "fuzzy" else mention.score
             )
         if form:
+            # Names that start with what was typed come first ("nvl" -> NVLink, NVL...), shortest first.
+            for choice in self.forms:
+                if choice.startswith(form):
+                    bonus = 0.99 - min(0.2, (len(choice) - len(form)) / 100)
+                    for iri in self.forms[choice]:
+                        scores[iri] = max(scores.get(iri, 0.0), bonus)
             for choice, score, _ in process.extract(form, list(self.forms), scorer=fuzz.WRatio, limit=60):
                 if score >= 70:
                     for iri in self.forms[choice]:

@@ -19,7 +19,9 @@ SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("questions")
     parser.add_argument("--min", type=float, default=95.0, help="least accuracy in percent (default 95)")
     args = parser.parse_args()

@@ -80,6 +80,7 @@ async def test_a_question_gets_the_engines_answer_with_its_layer_and_evidence(en
     assert expected.answered
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         view = await ask(pilot, question)
         assert view.answer == expected
         shown = view.query_one(".answer", Markdown).source
@@ -110,6 +111,7 @@ async def test_a_follow_up_resolves_it_against_the_previous_turn(engine: Engine)
     assert member.iri in [e.iri for e in expected.entities]
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await ask(pilot, first)
         view = await ask(pilot, follow_up)
         assert view.answer == expected
@@ -128,6 +130,7 @@ async def test_a_declined_question_offers_suggestions_and_clicking_one_asks_abou
     assert not expected.answered and expected.suggestions
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         view = await ask(pilot, question)
         assert view.has_class("-declined")
         choices = view.query_one(".suggestions", OptionList)
@@ -145,6 +148,7 @@ async def test_a_declined_question_offers_suggestions_and_clicking_one_asks_abou
 async def test_up_and_down_walk_the_question_history(engine: Engine) -> None:
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await ask(pilot, "where does JAX fit?")
         await ask(pilot, "what is it?")
         box = app.query_one("#ask-input", Input)
@@ -180,6 +184,7 @@ async def test_browse_to_an_entity_follow_a_link_then_back_and_forward(engine: E
     member = sorted(layer.members, key=lambda m: m.label.casefold())[0]
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f3")
         await settle(pilot)
         tree = app.query_one("#browse-tree", Tree)
@@ -211,7 +216,9 @@ async def test_browse_to_an_entity_follow_a_link_then_back_and_forward(engine: E
         assert page.description is not None and page.description.entity.iri == target
         await pilot.press("b")
         await settle(pilot)
-        assert page.current == member.iri and member.label in str(app.query_one("#entity-header", Static).content)
+        assert page.current == member.iri and member.label in str(
+            app.query_one("#entity-header", Static).content
+        )
         await pilot.press("f")
         await settle(pilot)
         assert page.current == target
@@ -264,6 +271,7 @@ async def test_triage_walks_a_tree_to_the_owning_layers(engine: Engine) -> None:
     symptom, picks, expected = a_path_to_layers(engine)
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f5")
         await settle(pilot)
         pane = app.query_one(TriagePane)
@@ -324,6 +332,7 @@ async def test_a_sparql_query_shows_rows_with_prefixed_names(engine: Engine) -> 
     assert expected.rows
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await run_in_editor(pilot, SELECT_LAYERS)
         table = app.query_one("#sparql-table", DataTable)
@@ -337,6 +346,7 @@ async def test_a_sparql_query_shows_rows_with_prefixed_names(engine: Engine) -> 
 async def test_ask_and_construct_queries(engine: Engine) -> None:
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await run_in_editor(pilot, "ASK { ?l a sg:Layer }")
         assert "yes" in str(app.query_one("#sparql-status", Static).content)
@@ -346,7 +356,11 @@ async def test_ask_and_construct_queries(engine: Engine) -> None:
         query = "CONSTRUCT { ?l sg:code ?c } WHERE { ?l a sg:Layer ; sg:code ?c }"
         await run_in_editor(pilot, query)
         table = app.query_one("#sparql-table", DataTable)
-        assert table.display and [str(c.label) for c in table.ordered_columns] == ["subject", "predicate", "object"]
+        assert table.display and [str(c.label) for c in table.ordered_columns] == [
+            "subject",
+            "predicate",
+            "object",
+        ]
         assert table.row_count == len(run_query(engine.graph, query).graph)
         assert table.get_row_at(0)[1] == "sg:code"
 
@@ -358,6 +372,7 @@ async def test_a_syntax_error_is_shown_with_line_and_column_and_the_cursor_goes_
     assert caught.value.line
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await run_in_editor(pilot, bad)
         status = app.query_one("#sparql-status", Static)
@@ -370,6 +385,7 @@ async def test_a_syntax_error_is_shown_with_line_and_column_and_the_cursor_goes_
 async def test_the_guard_refuses_updates_in_the_tui_too(engine: Engine) -> None:
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await run_in_editor(pilot, "INSERT DATA { kg:a kg:b kg:c }")
         status = app.query_one("#sparql-status", Static)
@@ -415,6 +431,7 @@ async def test_export_the_current_sparql_results_as_csv(engine: Engine, tmp_path
     out = tmp_path / "layers.csv"
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await run_in_editor(pilot, SELECT_LAYERS)
         await pilot.press("f7")
@@ -436,6 +453,7 @@ async def test_the_palette_jumps_to_an_entity_by_name(engine: Engine) -> None:
     member = a_member(engine)
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("ctrl+g")
         await pilot.pause()
         await pilot.press(*member.label)
@@ -450,6 +468,7 @@ async def test_the_palette_jumps_to_an_entity_by_name(engine: Engine) -> None:
 async def test_the_palette_runs_any_action(engine: Engine) -> None:
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"SPARQL: Run")
@@ -491,6 +510,7 @@ async def test_history_is_kept_between_runs_in_the_data_directory(engine: Engine
     question = "where does JAX fit?"
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await ask(pilot, question)
         await pilot.press("f6")
         await run_in_editor(pilot, SELECT_LAYERS)
@@ -551,3 +571,41 @@ async def test_the_app_works_at_80_by_24(engine: Engine) -> None:
         await pilot.press("f6")
         await run_in_editor(pilot, SELECT_LAYERS)
         assert app.query_one("#sparql-table", DataTable).region.height >= 3
+
+
+# ---------------------------------------------------------------------------------- startup and the command
+
+
+def test_the_app_module_does_not_import_the_graph_stack() -> None:
+    """First paint must not wait for rdflib or the models: the engine loads in a worker."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, stackgraph.tui.app; "
+        "print(sorted(m for m in ('rdflib', 'pyoxigraph', 'onnxruntime', 'torch', 'stackgraph.graph.engine') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_stackgraph_without_a_command_opens_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
+    from stackgraph.cli import main as cli_main
+    from stackgraph.cli import tui as cli_tui
+
+    ran = []
+    monkeypatch.setattr(cli_tui, "run", lambda args: ran.append(args) or 0)
+    parser = cli_main.build_parser()
+    # The subparser captured the real ``run`` when it registered; point it at the stand-in.
+    parser._subparsers._group_actions[0].choices["tui"].set_defaults(run=cli_tui.run)  # type: ignore[union-attr]
+    monkeypatch.setattr(cli_main, "build_parser", lambda: parser)
+    assert cli_main.main([]) == 0
+    assert ran and ran[0].command == "tui" and ran[0].store is None and ran[0].data == []
+
+
+def test_a_missing_data_file_is_reported_before_the_app_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    from stackgraph.cli import main as cli_main
+
+    assert cli_main.main(["tui", "--data", "/nonexistent/facts.ttl"]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -47,9 +47,12 @@ async def settle(pilot) -> None:
 
 def test_ask_with_an_answer_and_its_evidence(snap_compare, app: StackgraphApp) -> None:
     async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press(*"where does NVLink fit?", "enter")
         await settle(pilot)
         await pilot.click(".details CollapsibleTitle")
+        await settle(pilot)
+        pilot.app.query_one("#ask-log").scroll_home(animate=False)
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -57,6 +60,7 @@ def test_ask_with_an_answer_and_its_evidence(snap_compare, app: StackgraphApp) -
 
 def test_ask_declined_with_suggestions_at_80x24(snap_compare, app: StackgraphApp) -> None:
     async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press(*"what is a flurbo?", "enter")
         await settle(pilot)
 
@@ -65,6 +69,7 @@ def test_ask_declined_with_suggestions_at_80x24(snap_compare, app: StackgraphApp
 
 def test_browse(snap_compare, app: StackgraphApp) -> None:
     async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f3")
         await settle(pilot)
         await pilot.press("e", "down", "down")
@@ -75,7 +80,7 @@ def test_browse(snap_compare, app: StackgraphApp) -> None:
 
 def test_entity_page(snap_compare, app: StackgraphApp) -> None:
     async def run_before(pilot) -> None:
-        await pilot.pause()
+        await pilot.pause()  # the tabs finish mounting after the first frame
         pilot.app.open_entity("https://w3id.org/stackgraph/id/nvlink")
         await settle(pilot)
 
@@ -84,6 +89,7 @@ def test_entity_page(snap_compare, app: StackgraphApp) -> None:
 
 def test_triage_at_its_conclusion(snap_compare, app: StackgraphApp) -> None:
     async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f5")
         await settle(pilot)
         await pilot.press("enter")  # NCCL timeout, the first symptom with a tree
@@ -98,6 +104,7 @@ def test_triage_at_its_conclusion(snap_compare, app: StackgraphApp) -> None:
 
 def test_sparql_with_results(snap_compare, app: StackgraphApp) -> None:
     async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await pilot.press("ctrl+r")
         await settle(pilot)

@@ -34,7 +34,7 @@ def strip_prefixes(query: str) -> str:
 
 
 def layers_line(answer: Answer) -> str:
-    """"**Layer** L8 Node Interconnect · L2 GPUs / Networking", or "" when no layer is named."""
+    """ "**Layer** L8 Node Interconnect · L2 GPUs / Networking", or "" when no layer is named."""
     layers = [e for e in answer.entities if e.code]
     if not layers:
         return ""
@@ -132,7 +132,9 @@ class AnswerView(Vertical):
         if not self._ready:
             return
         self.add_class("-declined")
-        self._replace_waiting(Markdown(f"**Something went wrong:** {message}", classes="answer", open_links=False))
+        self._replace_waiting(
+            Markdown(f"**Something went wrong:** {message}", classes="answer", open_links=False)
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

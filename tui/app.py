@@ -12,6 +12,8 @@ the user to the right tab.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -108,30 +110,44 @@ class StackgraphApp(App[None]):
     @work(thread=True, exclusive=True, group="engine")
     def _load_engine(self) -> None:
         from stackgraph.graph.engine import Engine
+        from stackgraph.graph.store import DataFileError
 
         try:
             engine = Engine.load(self._data, self._store_url, semantic=self._semantic)
-        except Exception as problem:  # DataFileError, OSError, a remote store down: all end the app
-            self.call_from_thread(self._engine_failed, f"{type(problem).__name__}: {problem}")
+        except DataFileError as problem:  # a bad --data file: bad input, as on every command
+            self.call_from_thread(self._engine_failed, str(problem), 2)
+            return
+        except Exception as problem:  # OSError, a remote store down: the app cannot work
+            self.call_from_thread(self._engine_failed, f"{type(problem).__name__}: {problem}", 1)
             return
         self.call_from_thread(self._engine_ready, engine)
         if engine.semantic:
-            self._warm_up(engine)
+            self.call_from_thread(self._prepare_semantic, engine)
 
-    @work(thread=True, exclusive=True, group="engine")
     def _prepare_semantic(self, engine: Engine) -> None:
-        self._warm_up(engine)
+        """Load the embedding model in a daemon thread.
 
-    def _warm_up(self, engine: Engine) -> None:
-        """Load the embedding model (runs in the engine worker's thread)."""
+        Not a worker: Textual's workers run in the default executor, which the interpreter joins
+        at exit, so quitting during a cold model load (seconds) would hang the terminal.
+        """
         status = self.query_one(StatusBar)
-        self.call_from_thread(status.busy, self._summary(engine) + " · loading the semantic model…")
+        status.busy(self._summary(engine) + " · loading the semantic model…")
+        threading.Thread(
+            target=self._warm_up, args=(engine, status), name="stackgraph-semantic", daemon=True
+        ).start()
+
+    def _warm_up(self, engine: Engine, status: StatusBar) -> None:
         try:
             engine.prepare_semantic()
         except Exception as problem:  # matching by name still works without the model
-            self.call_from_thread(status.error, f"{self._summary(engine)} · semantic matching off: {problem}")
+            self._from_thread(status.error, f"{self._summary(engine)} · semantic matching off: {problem}")
             return
-        self.call_from_thread(status.ready, self._summary(engine) + " · semantic matching ready")
+        self._from_thread(status.ready, self._summary(engine) + " · semantic matching ready")
+
+    def _from_thread(self, callback, *args) -> None:
+        """call_from_thread that does nothing once the app has closed."""
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(callback, *args)
 
     @staticmethod
     def _summary(engine: Engine) -> str:
@@ -146,8 +162,11 @@ class StackgraphApp(App[None]):
         for pane in self._panes():
             pane.engine_ready(engine)
 
-    def _engine_failed(self, message: str) -> None:
-        self.exit(return_code=1, message=f"stackgraph: error: could not load the graph: {message}")
+    def _engine_failed(self, message: str, code: int) -> None:
+        from rich.text import Text
+
+        one_line = " ".join(message.split())
+        self.exit(return_code=code, message=Text(f"stackgraph: error: could not load the graph: {one_line}"))
 
     def _panes(self) -> list[Any]:
         return [
@@ -183,7 +202,9 @@ class StackgraphApp(App[None]):
         entity = None
         if entity_pane.current and entity_pane.description is not None:
             entity = (entity_pane.current, entity_pane.description.entity.display)
-        self.query_one(ExportPane).set_sources(entity, sparql_pane.last_query, sparql_pane.last_result, prefer)
+        self.query_one(ExportPane).set_sources(
+            entity, sparql_pane.last_query, sparql_pane.last_result, prefer
+        )
 
     def open_entity(self, iri: str) -> None:
         """Show the page of ``iri`` in the Entity tab."""
@@ -220,7 +241,9 @@ class StackgraphApp(App[None]):
 
     def action_goto_entity(self) -> None:
         if not CommandPalette.is_open(self):
-            self.push_screen(CommandPalette(providers=[GotoEntityProvider], placeholder="Go to an entity by name…"))
+            self.push_screen(
+                CommandPalette(providers=[GotoEntityProvider], placeholder="Go to an entity by name…")
+            )
 
     async def run_keyed_action(self, pane: str | None, action: str) -> None:
         """Run a binding's action as its key would (the palette's commands call this)."""

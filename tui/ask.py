@@ -21,6 +21,7 @@ from stackgraph.tui import keys
 from stackgraph.tui.answer import AnswerView, strip_prefixes
 from stackgraph.tui.history_input import HistoryInput
 from stackgraph.tui.messages import AskQuestion, OpenEntity, OpenSparql
+from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 WELCOME = """\
 [b]Ask about the AI infrastructure stack.[/b] For example:
   [i]which layer owns CUDA OOM?[/i]    [i]where does NVLink fit?[/i]    [i]how do I test it?[/i]
-[dim]enter asks · ↑/↓ earlier questions · ctrl+o the answer's SPARQL · ctrl+t its entity · F1 keys[/dim]"""
+[dim]enter asks · ↑/↓ history · ctrl+o the answer's SPARQL · ctrl+t its entity · F1 keys[/dim]"""
 
 
 class AskPane(Vertical):
@@ -112,9 +113,9 @@ class AskPane(Vertical):
             try:
                 answer = engine.ask(question, conversation)
             except Exception as problem:  # an engine bug must cost one answer, not the app
-                self.app.call_from_thread(view.show_error, f"{type(problem).__name__}: {problem}")
+                deliver(self.app, view.show_error, f"{type(problem).__name__}: {problem}")
                 continue
-            self.app.call_from_thread(self._answered, view, answer)
+            deliver(self.app, self._answered, view, answer)
 
     def _answered(self, view: AnswerView, answer: Answer) -> None:
         view.show_answer(answer)

@@ -9,14 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from rich.text import Text
 from textual.widgets import Static, Tree
 
 from stackgraph.tui import keys
 from stackgraph.tui.messages import OpenEntity
+from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -58,7 +59,9 @@ def build_branches(engine: Engine) -> list[Branch]:
         )
         out.append(Branch(title, model_iri, "layer model", children))
     for heading, cls in (("Workloads", "Workload"), ("Symptoms", "Symptom")):
-        refs = sorted((engine.catalog.ref(iri) for iri in engine.entities_of(cls)), key=lambda r: r.label.casefold())
+        refs = sorted(
+            (engine.catalog.ref(iri) for iri in engine.entities_of(cls)), key=lambda r: r.label.casefold()
+        )
         out.append(Branch(heading, None, "", tuple(_leaf(r) for r in refs)))
     return out
 
@@ -73,7 +76,10 @@ class BrowsePane(Vertical):
         self.engine: Engine | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("[dim]enter opens a technology, workload or symptom · o opens any node · e/c expand/collapse all[/dim]", id="browse-hint")
+        yield Static(
+            "[dim]enter opens a technology, workload or symptom · o opens any node · e/c expand/collapse all[/dim]",
+            id="browse-hint",
+        )
         tree: Tree[str | None] = Tree("stack", id="browse-tree")
         tree.show_root = False
         tree.loading = True
@@ -90,7 +96,7 @@ class BrowsePane(Vertical):
     def _load(self) -> None:
         assert self.engine is not None
         branches = build_branches(self.engine)
-        self.app.call_from_thread(self._fill, branches)
+        deliver(self.app, self._fill, branches)
 
     def _fill(self, branches: list[Branch]) -> None:
         tree = self.query_one("#browse-tree", Tree)

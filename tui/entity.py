@@ -1,7 +1,7 @@
 """The Entity tab: one entity's page, with back/forward history like a browser.
 
-The page shows the label, types, layer placements, definition and IRI, then every edge grouped by
-predicate (outgoing first, then incoming) and the sources. Edges to entities are choices in an
+The page shows the label, types, layer placements and IRI, then the definition, every edge grouped
+by predicate (outgoing first, then incoming) and the sources. Edges to entities are choices in an
 OptionList: enter (or a click) on one opens its page.
 """
 
@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from stackgraph.tui import keys
 from stackgraph.tui.messages import AskQuestion, ExportEntity, OpenEntity
+from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -31,12 +32,12 @@ def short_iri(iri: str) -> str:
 
     for prefix, base in PREFIXES.items():
         if iri.startswith(base):
-            return f"{prefix}:{iri[len(base):]}"
+            return f"{prefix}:{iri[len(base) :]}"
     return iri
 
 
 def header_content(desc: EntityDescription) -> Content:
-    """The top of the page: who the entity is and where it sits."""
+    """The top of the page: who the entity is and where it sits (the definition scrolls below)."""
     ref = desc.entity
     parts: list[Content] = [Content.styled(ref.display, "bold $accent")]
     kinds = " · ".join(desc.types) or ref.type
@@ -51,10 +52,6 @@ def header_content(desc: EntityDescription) -> Content:
         where = layer.display + (f" ({layer.model})" if layer.model else "")
         how = ", ".join(x for x in (placement.role, placement.basis) if x)
         parts.append(Content.assemble(("Layer ", "bold"), where, (f" — {how}" if how else "", "dim")))
-    if desc.definition:
-        parts.append(Content(desc.definition))
-    for note in desc.notes:
-        parts.append(Content.styled(note, "dim italic"))
     parts.append(Content.styled(short_iri(ref.iri), "dim"))
     return Content("\n").join(parts)
 
@@ -71,13 +68,19 @@ def link_rows(desc: EntityDescription) -> list[tuple[Content, str | None, bool]]
     from stackgraph.graph.model import EntityRef
 
     rows: list[tuple[Content, str | None, bool]] = []
+    # The definition and notes scroll with the links, so a long one never hides them.
+    if desc.definition:
+        rows.append((Content(desc.definition), None, False))
+    rows.extend((Content.styled(note, "italic"), None, False) for note in desc.notes)
     for direction, edges, arrow in (("", desc.outgoing, "→"), ("incoming: ", desc.incoming, "←")):
         for label, group in _grouped(edges).items():
             rows.append((Content.styled(f"{direction}{label}", "bold"), None, True))
             for edge in group:
                 qualifier = Content.styled(f"  ({edge.qualifier})", "dim") if edge.qualifier else Content("")
                 if isinstance(edge.value, EntityRef):
-                    prompt = Content.assemble(f"  {arrow} ", edge.value.display, ("  " + edge.value.type, "dim"), qualifier)
+                    prompt = Content.assemble(
+                        f"  {arrow} ", edge.value.display, ("  " + edge.value.type, "dim"), qualifier
+                    )
                     rows.append((prompt, edge.value.iri, False))
                 else:
                     rows.append((Content.assemble("    ", str(edge.value), qualifier), None, False))
@@ -161,9 +164,9 @@ class EntityPane(Vertical):
         try:
             desc = self.engine.describe(iri)
         except UnknownEntity as problem:
-            self.app.call_from_thread(self._failed, str(problem))
+            deliver(self.app, self._failed, str(problem))
             return
-        self.app.call_from_thread(self._draw, desc)
+        deliver(self.app, self._draw, desc)
 
     def _failed(self, message: str) -> None:
         self.description = None
@@ -184,7 +187,8 @@ class EntityPane(Vertical):
         self._targets = [iri for _prompt, iri, _heading in rows]
         links = self.query_one("#entity-links", OptionList)
         links.set_options(
-            Option(prompt, id=f"row-{i}", disabled=iri is None) for i, (prompt, iri, _heading) in enumerate(rows)
+            Option(prompt, id=f"row-{i}", disabled=iri is None)
+            for i, (prompt, iri, _heading) in enumerate(rows)
         )
         first = next((i for i, iri in enumerate(self._targets) if iri), None)
         links.highlighted = first

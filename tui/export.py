@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Select, Static, TextArea
 
 from stackgraph.tui import keys
+from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -60,16 +61,25 @@ class ExportPane(Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="export-row"):
-            yield Select([], id="export-source", prompt="Nothing to export yet", compact=True, allow_blank=True)
+            yield Select(
+                [], id="export-source", prompt="Nothing to export yet", compact=True, allow_blank=True
+            )
             # Filled by set_sources with the formats the source has.
             yield Select([("turtle", "turtle")], id="export-format", compact=True, allow_blank=False)
             yield Select(
-                [(f"depth {d}", d) for d in (1, 2, 3)], id="export-depth", value=1, allow_blank=False, compact=True
+                [(f"depth {d}", d) for d in (1, 2, 3)],
+                id="export-depth",
+                value=1,
+                allow_blank=False,
+                compact=True,
             )
         with Horizontal(id="export-file-row"):
             yield Input(placeholder="file to write", id="export-path", compact=True)
             yield Button("Save", id="export-save", compact=True, variant="primary")
-        yield Static("[dim]Open an entity page or run a query, then pick a format. ctrl+s saves.[/dim]", id="export-status")
+        yield Static(
+            "[dim]Open an entity page or run a query, then pick a format. ctrl+s saves.[/dim]",
+            id="export-status",
+        )
         yield TextArea("", id="export-preview", read_only=True, soft_wrap=False)
 
     def focus_default(self) -> None:
@@ -81,7 +91,11 @@ class ExportPane(Vertical):
     # ------------------------------------------------------------------ sources
 
     def set_sources(
-        self, entity: tuple[str, str] | None, query: str | None, result: QueryResult | None, prefer: str | None = None
+        self,
+        entity: tuple[str, str] | None,
+        query: str | None,
+        result: QueryResult | None,
+        prefer: str | None = None,
     ) -> None:
         """What can be exported now; ``prefer`` ("entity" or "results") picks the source shown."""
         self.entity, self.query, self.result = entity, query, result
@@ -93,7 +107,9 @@ class ExportPane(Vertical):
         source = self.query_one("#export-source", Select)
         current = source.value
         values = [value for _label, value in options]
-        wanted = prefer if prefer in values else current if current in values else (values[0] if values else None)
+        wanted = (
+            prefer if prefer in values else current if current in values else (values[0] if values else None)
+        )
         with self.prevent(Select.Changed):
             source.set_options(options)
             if wanted is not None:
@@ -165,9 +181,9 @@ class ExportPane(Vertical):
             else:
                 return
         except (ValueError, UnknownEntity, QueryError) as problem:  # ExportError is a ValueError
-            self.app.call_from_thread(self._failed, str(problem))
+            deliver(self.app, self._failed, str(problem))
             return
-        self.app.call_from_thread(self._show, source, output)
+        deliver(self.app, self._show, source, output)
 
     def _failed(self, message: str) -> None:
         self.output = None
@@ -185,17 +201,24 @@ class ExportPane(Vertical):
         self.output = output
         preview = self.query_one("#export-preview", TextArea)
         if isinstance(output.data, bytes):
-            preview.load_text(f"(binary {output.extension[1:].upper()} data, {output.size:,} bytes: save it to view it)")
+            preview.load_text(
+                f"(binary {output.extension[1:].upper()} data, {output.size:,} bytes: save it to view it)"
+            )
         else:
             text = output.data
             if len(text) > MAX_PREVIEW:
-                text = text[:MAX_PREVIEW] + f"\n… ({len(output.data) - MAX_PREVIEW:,} more characters are saved too)"
+                text = (
+                    text[:MAX_PREVIEW]
+                    + f"\n… ({len(output.data) - MAX_PREVIEW:,} more characters are saved too)"
+                )
             preview.load_text(text)
         path = self.query_one("#export-path", Input)
         if not path.value or path.value == self._auto_path:
             self._auto_path = self._default_name(source, output.extension)
             path.value = self._auto_path
-        self._status(Content.styled(f"{output.size:,} bytes ready · ctrl+s writes them to the file below", "dim"))
+        self._status(
+            Content.styled(f"{output.size:,} bytes ready · ctrl+s writes them to the file below", "dim")
+        )
 
     # ------------------------------------------------------------------ saving
 

@@ -72,7 +72,6 @@ class EntityProvider(Provider):
                 _entity_prompt(ref),
                 partial(self.app.open_entity, ref.iri),  # type: ignore[attr-defined]
                 text=ref.display,
-                help=f"Open the page of this {ref.type}",
             )
 
 

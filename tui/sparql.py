@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Static, TextArea
 
 from stackgraph.tui import keys
 from stackgraph.tui.history import Cursor
+from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -54,7 +55,10 @@ class SparqlPane(Vertical):
         self.last_result: QueryResult | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("[dim]ctrl+r runs · alt+↑/↓ earlier queries · the ontology's prefixes are predeclared[/dim]", id="sparql-prefixes")
+        yield Static(
+            "[dim]ctrl+r runs · alt+↑/↓ earlier queries · the ontology's prefixes are predeclared[/dim]",
+            id="sparql-prefixes",
+        )
         yield TextArea(DEFAULT_QUERY, id="sparql-editor", show_line_numbers=True, soft_wrap=False)
         yield Static("", id="sparql-status")
         yield Static("", id="sparql-boolean")
@@ -69,7 +73,7 @@ class SparqlPane(Vertical):
         self.engine = engine
         names = " ".join(f"{p}:" for p in PREFIXES)
         self.query_one("#sparql-prefixes", Static).update(
-            Content.styled(f"Predeclared: {names}  ·  ctrl+r runs  ·  alt+↑/↓ history", "dim")
+            Content.styled(f"Predeclared: {names}  ·  ctrl+r runs", "dim")
         )
 
     # ------------------------------------------------------------------ editing
@@ -125,9 +129,9 @@ class SparqlPane(Vertical):
         try:
             result = run_query(self.engine.graph, query)
         except QueryError as problem:
-            self.app.call_from_thread(self._failed, problem)
+            deliver(self.app, self._failed, problem)
             return
-        self.app.call_from_thread(self._show, query, result)
+        deliver(self.app, self._show, query, result)
 
     def _failed(self, problem: QueryError) -> None:
         self.query_one("#sparql-table", DataTable).loading = False
@@ -155,9 +159,7 @@ class SparqlPane(Vertical):
         table.display = True
         boolean.display = False
         if result.graph is not None:
-            triples = sorted(
-                tuple(short_name(term) for term in triple) for triple in result.graph
-            )
+            triples = sorted(tuple(short_name(term) for term in triple) for triple in result.graph)
             table.add_columns("subject", "predicate", "object")
             table.add_rows([tuple(_cell(t) for t in triple) for triple in triples])
             noun = "triple" if len(triples) == 1 else "triples"

@@ -7,6 +7,7 @@ call in a thread worker, so undo and restart are just a shorter answer list.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -18,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from stackgraph.tui import keys
 from stackgraph.tui.messages import OpenEntity
+from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -103,7 +105,7 @@ class TriagePane(Horizontal):
                 has_tree = False
             (with_tree if has_tree else without).append(ref)
         key = lambda r: r.label.casefold()  # noqa: E731
-        self.app.call_from_thread(self._fill_symptoms, sorted(with_tree, key=key), sorted(without, key=key))
+        deliver(self.app, self._fill_symptoms, sorted(with_tree, key=key), sorted(without, key=key))
 
     def _fill_symptoms(self, with_tree: list[EntityRef], without: list[EntityRef]) -> None:
         symptoms = self.query_one("#triage-symptoms", OptionList)
@@ -173,15 +175,17 @@ class TriagePane(Horizontal):
         try:
             state = engine.triage(symptom, answers)
         except TriageError as problem:
-            self.app.call_from_thread(self.notify, str(problem), severity="error")
+            deliver(self.app, partial(self.notify, severity="error"), str(problem))
             return
-        self.app.call_from_thread(self._draw, state)
+        deliver(self.app, self._draw, state)
 
     def _draw(self, state: TriageState) -> None:
         self.state = state
         self.query_one("#triage-title", Static).update(Content.styled(state.symptom.display, "bold $accent"))
         path = " → ".join(state.taken)
-        self.query_one("#triage-path", Static).update(Content.styled(f"answers: {path}" if path else "", "dim"))
+        self.query_one("#triage-path", Static).update(
+            Content.styled(f"answers: {path}" if path else "", "dim")
+        )
         question = self.query_one("#triage-question", Static)
         options = self.query_one("#triage-options", OptionList)
         result = self.query_one("#triage-result", Markdown)
@@ -193,15 +197,17 @@ class TriagePane(Horizontal):
             question.update(Content.styled(state.question or "", "bold"))
             options.set_options(Option(f"{i}. {text}") for i, text in enumerate(state.options, 1))
             options.highlighted = 0
-            options.focus()
+            # After the refresh: hiding the focused list moves focus, and that must come first.
+            self.call_after_refresh(options.focus)
             return
         result.update(conclusion_markdown(state))
         refs = [*state.layers, *state.causes]
         self._links = [ref.iri for ref in refs]
         links.set_options(
-            Option(Content.assemble("→ open ", (ref.display, "bold"), ("  " + ref.type, "dim"))) for ref in refs
+            Option(Content.assemble("→ open ", (ref.display, "bold"), ("  " + ref.type, "dim")))
+            for ref in refs
         )
         links.display = bool(refs)
         if refs:
             links.highlighted = 0
-            links.focus()
+            self.call_after_refresh(links.focus)

@@ -286,8 +286,8 @@ def _follow_up(
     """Resolve "it", "that layer", "what else is in that layer" against earlier turns."""
     leans = Conversation.leans_on_context(text)
     named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
-    if named and not leans:
-        return candidates, False
+    if not leans:
+        return candidates, False  # a question that does not lean on context stands alone
     if Conversation.refers_to_layer(text) or (
         intent == intents.LIST and not named and not _is_pronoun_question(text)
     ):

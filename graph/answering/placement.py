@@ -135,7 +135,9 @@ def where_fits(ctx: Context) -> Answer | None:
         if not places:
             continue
         via = next((p.via for p in places if p.via), None)
-        text = f"{ref.label} {agree(ref.label, 'fits', 'fit')} in {describe_places(ctx, places, ctx.model_hint)}"
+        text = (
+            f"{ref.label} {agree(ref.label, 'fits', 'fit')} in {describe_places(ctx, places, ctx.model_hint)}"
+        )
         if via:
             text += f", as one of {ctx.catalog.label(via)}"
         lines.append(sentence(text))

@@ -85,5 +85,7 @@ def lower_first(text: str) -> str:
 def agree(subject: str, singular: str, plural: str) -> str:
     """The verb form for a label: "Vector databases fit", "NVLink fits", "NCCL tests fit"."""
     last = subject.split()[-1] if subject.split() else ""
-    looks_plural = len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")) and not last.isupper()
+    looks_plural = (
+        len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")) and not last.isupper()
+    )
     return plural if looks_plural else singular
