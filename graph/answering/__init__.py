@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents, knowledge, placement, symptoms
 from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.linking import STOPWORDS
@@ -55,6 +56,7 @@ COMPOSERS: dict[str, Composer] = {
     intents.STRESS: placement.workload_stress,
     intents.ASSUME: placement.layer_detail,
     intents.PRACTICE: knowledge.practice,
+    intents.PATH: knowledge.related,
 }
 
 #: What to try when the intent's own answerer finds nothing to say.
@@ -69,6 +71,7 @@ FALLBACKS: dict[str | None, tuple[Composer, ...]] = {
     intents.COMPARE: (placement.where_fits, knowledge.define),
     intents.STRESS: (placement.where_fits, knowledge.define),
     intents.CROSSWALK: (placement.layer_detail, knowledge.define),
+    intents.PATH: (knowledge.define,),
     None: (symptoms.owner_of_symptom, knowledge.define),
 }
 
@@ -264,19 +267,10 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         primary = COMPOSERS.get(intent) if intent else None
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
     for composer in order:
-        ctx.evidence = type(ctx.evidence)(ctx.engine)
-        if intent == intents.PATH:
-            answer, edges = knowledge.related(ctx)
-            if answer is not None:
-                from dataclasses import replace
-
-                return replace(answer, path=tuple(edges))
-            break
+        ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)
         if answer is not None and answer.answer.strip():
             return answer
-    if intent == intents.PATH:
-        return knowledge.define(ctx)
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Candidate, Context
@@ -200,9 +201,10 @@ def practice(ctx: Context) -> Answer | None:
     return explain_reasoned(ctx, choice, intents.PRACTICE)
 
 
-def related(ctx: Context) -> tuple[Answer | None, list]:
+def related(ctx: Context) -> Answer | None:
+    """How two named entities are connected: the cheapest path between them (networkx)."""
     if len(ctx.candidates) < 2:
-        return None, []
+        return None
     a, b = ctx.candidates[0].iri, ctx.candidates[1].iri
     from stackgraph.graph.paths import shortest_path
 
@@ -211,15 +213,16 @@ def related(ctx: Context) -> tuple[Answer | None, list]:
     ctx.evidence.entity(b)
     if not edges:
         text = f"The graph has no path between {ctx.catalog.label(a)} and {ctx.catalog.label(b)}."
-        return ctx.answer(text, intents.PATH, 0.6), []
+        return ctx.answer(text, intents.PATH, 0.6)
     hops = []
     for edge in edges:
         ctx.evidence.fact(edge.source.iri, edge.predicate, edge.target.iri)
         ctx.evidence.entity(edge.target.iri)
         hops.append(f"{edge.source.display} — {edge.predicate_label} → {edge.target.display}")
+    steps = f"{len(edges)} step{'s' if len(edges) > 1 else ''}"
     text = (
-        f"{ctx.catalog.label(a)} and {ctx.catalog.label(b)} are connected in {len(edges)} step{'s' if len(edges) > 1 else ''}: "
+        f"{ctx.catalog.label(a)} and {ctx.catalog.label(b)} are connected in {steps}: "
         + "; ".join(hops)
         + "."
     )
-    return ctx.answer(text, intents.PATH, 0.85), edges
+    return replace(ctx.answer(text, intents.PATH, 0.85), path=tuple(edges))
