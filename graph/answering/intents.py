@@ -70,7 +70,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DIAGNOSE,
         re.compile(
-            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\s+(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b",
+            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b",
             _I,
         ),
     ),
@@ -112,7 +112,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PRACTICE,
         re.compile(
-            r"\bpractice\b|\bbest way\b|\bshould\b|\bmust\b|\benforce\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
+            r"\bpractice\b|\bbest way\b|\bshould\b|\bmust\b|\benforce\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea|worth|practical|possible)\b|\bworth (it|doing)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
             _I,
         ),
     ),
@@ -123,6 +123,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
+    # Any other "how do I ..." asks how to do something: the commands and tools for it.
+    (DIAGNOSE, re.compile(r"\bhow (do|can|would|should|could) (i|we|you|one)\b|\bhow to\b", _I)),
 )
 
 #: Words that signal a problem report even without a cue ("pods stuck in Pending").
