@@ -196,19 +196,6 @@ def predicate_label(engine: Engine, predicate: str) -> str:
         )
         for row in engine.graph.query(query):
             labels[str(row.p)] = str(row.l)
-        labels.setdefault("http://www.w3.org/2000/01/rdf-schema#label", "label")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#definition", "definition")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#altLabel", "also called")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#broader", "is a kind of")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#related", "related to")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#closeMatch", "close match")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#relatedMatch", "related match")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#broadMatch", "broad match")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#narrowMatch", "narrow match")
-        labels.setdefault("http://www.w3.org/2004/02/skos/core#exactMatch", "exact match")
-        labels.setdefault(DCT_SOURCE, "source")
-        labels.setdefault("http://www.w3.org/1999/02/22-rdf-syntax-ns#type", "is a")
-        labels.setdefault("http://www.w3.org/2000/01/rdf-schema#comment", "comment")
     return labels.get(predicate) or predicate.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
 
 
