@@ -61,7 +61,7 @@ COMPOSERS: dict[str, Composer] = {
 
 #: What to try when the intent's own answerer finds nothing to say.
 FALLBACKS: dict[str | None, tuple[Composer, ...]] = {
-    intents.FIT: (knowledge.define,),
+    intents.FIT: (knowledge.practice_if_advice, knowledge.define),
     intents.OWNER: (placement.layer_for_text, knowledge.why, knowledge.define),
     intents.ASSUME: (placement.layer_for_text, knowledge.define),
     intents.LIST: (placement.where_fits, knowledge.define),

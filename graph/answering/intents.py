@@ -168,3 +168,10 @@ _ELLIPTICAL = re.compile(r"^\s*(and|what about|how about|same for|also)\b", _I)
 def is_elliptical(question: str) -> bool:
     """ "and batch inference?": a follow-up that reuses the previous question's shape."""
     return bool(_ELLIPTICAL.search(question))
+
+
+_ADVICE = re.compile(r"\bshould\b|\bmust\b|\bbest\b|\bfirst\b|\brecommend|\badvice\b|\bworth\b", _I)
+
+
+def asks_for_advice(question: str) -> bool:
+    return bool(_ADVICE.search(question))

@@ -140,8 +140,40 @@ def why(ctx: Context) -> Answer | None:
                 choice = cand
                 break
         if choice is None:
-            return None
+            return best_sentence(ctx)
+    passage = _best_passage(ctx)
+    if passage and choice.how != "exact" and passage[2] > choice.score + 0.15:
+        return best_sentence(ctx)  # the reason is said of something that is no practice
     return explain_reasoned(ctx, choice, intents.WHY)
+
+
+def _best_passage(ctx: Context) -> tuple[str, str, float] | None:
+    """(entity, sentence, score): the sentence of the graph that best matches the question."""
+    from stackgraph.graph.lexical import terms
+
+    hits = ctx.engine.lexical.search(ctx.question, k=3)
+    if not hits:
+        return None
+    q_terms = set(terms(ctx.question))
+    best: tuple[str, str, float] | None = None
+    for iri, score in hits:
+        for text in ctx.engine.lexical.sentences.get(iri, []):
+            overlap = len(q_terms & set(terms(text))) / max(1, len(q_terms))
+            combined = 0.5 * score + 0.5 * overlap
+            if best is None or combined > best[2]:
+                best = (iri, text, combined)
+    return best
+
+
+def best_sentence(ctx: Context) -> Answer | None:
+    """Answer with the one sentence of the graph that says what the question asks, and whose it is."""
+    passage = _best_passage(ctx)
+    if passage is None or passage[2] < 0.45:
+        return None
+    iri, text, score = passage
+    ref = ctx.evidence.entity(iri)
+    ctx.evidence.fact(iri, SKOS + "definition", text)
+    return ctx.answer(f"{ref.display}: {first_sentences(text, 600)}", intents.WHY, 0.4 + 0.5 * score)
 
 
 def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | None:
@@ -151,6 +183,7 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     said = ref.label.lower()
     for prop in (SG.reason, SKOS + "definition", SG.note):
         for text in facts.texts(prop)[:1]:
+            text = _without_leading(text, ref.label)
             if (
                 text.strip().lower() == ref.label.strip().lower()
                 or _repeats(text, said)
@@ -171,12 +204,26 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     return ctx.answer(" ".join(parts), intent, 0.45 + 0.5 * choice.score)
 
 
+def _without_leading(text: str, label: str) -> str:
+    """A text less its first sentence when that sentence only restates the label."""
+    first, _, rest = text.partition(". ")
+    if rest and first.strip().rstrip(".").lower() == label.strip().rstrip(".").lower():
+        return rest
+    return text
+
+
 def _repeats(text: str, said: str) -> bool:
     """Whether most of ``text``'s sentences were already said (data often restates a reason)."""
     import re as _re
 
     sentences = [p.strip().lower() for p in _re.split(r"(?<=[.!?])\s+", text) if len(p.strip()) > 12]
     return bool(sentences) and sum(s[:60] in said for s in sentences) * 2 >= len(sentences)
+
+
+def practice_if_advice(ctx: Context) -> Answer | None:
+    """A practice, but only for a question that asks for advice ("which layer should I check
+    first if I own infrastructure?"), so a where-fits question never turns into one."""
+    return practice(ctx) if intents.asks_for_advice(ctx.question) else None
 
 
 def practice(ctx: Context) -> Answer | None:
