@@ -41,6 +41,12 @@ def test_follow_ups_resolve_against_earlier_turns(engine: Engine) -> None:
     chat = Conversation()
     engine.ask("where does libfabric fit?", chat)
     assert "GPUDirect RDMA" in engine.ask("what else is in that layer?", chat).answer
+    chat = Conversation()
+    engine.ask("Which layer owns CUDA OOM?", chat)
+    assert (
+        "gpu_memory_utilization" in engine.ask("what should I look at?", chat).answer
+    )  # no pronoun, still a follow-up
+    assert not engine.ask("what is a flurbo?", chat).answered  # an unknown name is not the last subject
 
 
 def _cli(args: list[str], stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from stackgraph.graph.answering import intents, knowledge, placement, symptoms
 from stackgraph.graph.answering.context import Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.catalog import normalize
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.linking import STOPWORDS
@@ -278,8 +279,11 @@ def _follow_up(
     engine: Engine, text: str, intent: str | None, candidates: list[Candidate], conversation: Conversation
 ) -> tuple[list[Candidate], bool]:
     """Resolve "it", "that layer", "what else is in that layer" against earlier turns."""
-    leans = Conversation.leans_on_context(text)
     named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
+    # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
+    # "what is a flurbo?" names something unknown: it stands alone (and is declined).
+    bare = not named and all(w in engine.common_words or w in STOPWORDS for w in normalize(text).split())
+    leans = Conversation.leans_on_context(text) or bare
     if not leans:
         return candidates, False  # a question that does not lean on context stands alone
     if Conversation.refers_to_layer(text) or (
