@@ -53,7 +53,17 @@ def describe(engine: Engine, iri: str) -> EntityDescription:
                 sources=_source_refs(engine, q.all(URIRef(DCT_SOURCE))),
             )
         )
-    placements.sort(key=lambda p: (p.layer.model or "", engine.positions.get(p.layer.iri, 99)))
+    # One placement per layer and role: the same fact stated in two sections cites both.
+    merged: dict[tuple[str, str | None, str], Placement] = {}
+    for p in placements:
+        key = (p.layer.iri, p.role, p.basis)
+        prior = merged.get(key)
+        sources = tuple(dict.fromkeys((*prior.sources, *p.sources))) if prior else p.sources
+        merged[key] = Placement(p.layer, p.role, p.basis, sources)
+    placements = sorted(
+        merged.values(),
+        key=lambda p: (p.layer.model or "", engine.positions.get(p.layer.iri, 99), p.role or ""),
+    )
     outgoing: list[Edge] = []
     for predicate, values in sorted(facts.out.items()):
         if predicate in _OWN_FIELDS:
