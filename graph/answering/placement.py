@@ -378,6 +378,8 @@ def layer_detail(ctx: Context) -> Answer | None:
 def layer_for_text(ctx: Context) -> Answer | None:
     """ "Which layer owns scheduling, isolation and rollout?" with no entity named: the layer
     whose responsibility and description share the most with the question."""
+    if not (intents.asks_for_layer(ctx.question) or ctx.intent == intents.ASSUME):
+        return None  # only a question that asks for a layer gets one by description
     model = ctx.model_hint
     pool = [r.iri for r in ctx.catalog.layers(model)] if model else [r.iri for r in ctx.catalog.layers()]
     hits = ctx.engine.lexical.search(ctx.question, candidates=pool, k=3)

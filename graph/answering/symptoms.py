@@ -104,7 +104,15 @@ def described_problem(ctx: Context) -> Candidate | None:
 
 def owner_of_symptom(ctx: Context) -> Answer | None:
     reported = intents.looks_like_symptom(ctx.question)
-    problems = [c for c in problem_candidates(ctx) if c.score >= 0.8 or reported]
+    # A problem the question names weakly ("scheduling") counts only in a problem report; one
+    # found from the question's description of it ("an agent keeps calling tools") counts unless
+    # the wording asked something else ("which layer owns scheduling, isolation and rollout?").
+    described_ok = ctx.intent is None
+    problems = [
+        c
+        for c in problem_candidates(ctx)
+        if c.score >= 0.8 or reported or (c.how in ("lexical", "semantic") and described_ok)
+    ]
     if not problems:
         if not reported:
             return None  # only a question that reports a problem may be matched to one

@@ -86,6 +86,9 @@ def agree(subject: str, singular: str, plural: str) -> str:
     """The verb form for a label: "Vector databases fit", "NVLink fits", "NCCL tests fit"."""
     last = subject.split()[-1] if subject.split() else ""
     looks_plural = (
-        len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")) and not last.isupper()
+        len(last) > 3
+        and last.endswith("s")
+        and not last.endswith(("ss", "us", "is"))
+        and not any(ch.isupper() for ch in last[1:])  # a name such as MLOps or LLMOps
     )
     return plural if looks_plural else singular
