@@ -50,12 +50,43 @@ def stem(word: str) -> str:
     return word
 
 
+#: Words that frame a question about the stack rather than say what it is about.
+FRAME_WORDS = frozenset(
+    [
+        "own",
+        "owns",
+        "owned",
+        "owner",
+        "responsible",
+        "responsibility",
+        "handle",
+        "handles",
+        "handled",
+        "deal",
+        "deals",
+        "cover",
+        "covers",
+        "manage",
+        "manages",
+        "care",
+        "eight",
+        "nine",
+        "operational",
+        "map",
+        "model",
+        "place",
+        "placed",
+        "belong",
+    ]
+)
+
+
 def terms(text: str) -> list[str]:
-    """Content-word stems of a text."""
+    """Content-word stems of a text, without the words that only frame a question."""
     return [
         stem(w)
         for w in _SPLIT.findall(normalize(text).replace("-", " "))
-        if w not in STOPWORDS and len(w) > 1
+        if w not in STOPWORDS and w not in FRAME_WORDS and len(w) > 1
     ]
 
 

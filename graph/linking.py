@@ -172,6 +172,8 @@ _EIGHT_CUES = (
     "8-layer",
     "8 layer",
     "operational map",
+    "operational layer",
+    "ops layer",
     "operational model",
     "operations map",
     "ops map",

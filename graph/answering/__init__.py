@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 MAX_QUESTION_CHARS = 2000
 #: Word-overlap score above which an entity counts as what the question is about.
 LEXICAL_MIN = 0.5
+#: Word-overlap a layer's responsibility needs to answer "which layer handles X?" outright.
+LAYER_BY_ROLE_MIN = 0.45
 #: Share of a question's words an entity found by word overlap must account for.
 LEXICAL_COVERAGE_MIN = 0.6
 #: Cosine above which a semantic match counts as what the question is about.
@@ -253,6 +255,13 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
 
 
 def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer | None:
+    if intents.asks_layer_by_role(ctx.question) and not ctx.of_type("Layer"):
+        # "Which layer handles evaluation and tracing?": the activities may name entities, but the
+        # question asks for the layer whose responsibility they are.
+        ctx.evidence = Evidence(ctx.engine)
+        answer = placement.layer_for_text(ctx, min_score=LAYER_BY_ROLE_MIN)
+        if answer is not None:
+            return answer
     if only_textual:
         # No entity: only answerers that search the graph's text can help.
         order: tuple[Composer, ...] = ()

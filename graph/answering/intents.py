@@ -49,7 +49,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         CROSSWALK,
         re.compile(
-            r"\b(correspond|corresponds|map|maps|mapping|mapped|crosswalk|equivalent layer|match(es)?)\b.*\b(model|map|layer|layers)\b|\b(other|eight-layer|nine-layer|operational)\s+(model|map)\b.*\b(correspond|same|equivalent)\b",
+            r"\b(correspond|corresponds|map to|maps to|mapping|mapped|crosswalk|equivalent layer|match(es)?)\b.*\b(model|map|layer|layers)\b|\b(other|eight-layer|nine-layer|operational)\s+(model|map)\b.*\b(correspond|same|equivalent)\b",
             _I,
         ),
     ),
@@ -154,7 +154,7 @@ def looks_like_symptom(question: str) -> bool:
     return bool(SYMPTOM_WORDS.search(question))
 
 
-_ASKS_FOR_LAYER = re.compile(r"\b(which|what) layers?\b|\bwho owns\b|\bwhere\b", _I)
+_ASKS_FOR_LAYER = re.compile(r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b|\bwho owns\b|\bwhere\b", _I)
 
 
 def asks_for_layer(question: str) -> bool:
@@ -175,3 +175,14 @@ _ADVICE = re.compile(r"\bshould\b|\bmust\b|\bbest\b|\bfirst\b|\brecommend|\badvi
 
 def asks_for_advice(question: str) -> bool:
     return bool(_ADVICE.search(question))
+
+
+#: "Which layer handles evaluation and tracing?": a layer asked for by what it does.
+_LAYER_BY_ROLE = re.compile(
+    r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b.{0,40}\b(handles?|deals? with|covers?|is responsible for|are responsible for|takes? care of|manages?)\b",
+    _I,
+)
+
+
+def asks_layer_by_role(question: str) -> bool:
+    return bool(_LAYER_BY_ROLE.search(question))

@@ -14,10 +14,10 @@ from stackgraph.graph.answering.text import (
     first_sentences,
     join,
     layer_phrase,
-    lower_first,
     model_name,
     sentence,
 )
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import KG, SG
 
@@ -375,7 +375,7 @@ def layer_detail(ctx: Context) -> Answer | None:
     return ctx.answer(head + " ".join(parts), intents.ASSUME, 0.9)
 
 
-def layer_for_text(ctx: Context) -> Answer | None:
+def layer_for_text(ctx: Context, min_score: float = 0.2) -> Answer | None:
     """ "Which layer owns scheduling, isolation and rollout?" with no entity named: the layer
     whose responsibility and description share the most with the question."""
     if not (intents.asks_for_layer(ctx.question) or ctx.intent == intents.ASSUME):
@@ -383,16 +383,23 @@ def layer_for_text(ctx: Context) -> Answer | None:
     model = ctx.model_hint
     pool = [r.iri for r in ctx.catalog.layers(model)] if model else [r.iri for r in ctx.catalog.layers()]
     hits = ctx.engine.lexical.search(ctx.question, candidates=pool, k=3)
-    if not hits or hits[0][1] < 0.2:
+    if not hits or hits[0][1] < min_score:
         return None
-    layer, score = hits[0]
+    # Ties go to the layer whose stated responsibility names more of the question's words.
+    asked = set(terms(ctx.question))
+
+    def named_in_responsibility(layer: str) -> int:
+        return len(asked & set(terms(" ".join(ctx.facts(layer).texts(SG.responsibility)))))
+
+    top = [h for h in hits if h[1] >= hits[0][1] - 1e-9]
+    layer, score = max(top, key=lambda h: (named_in_responsibility(h[0]), h[0]))
     facts = ctx.facts(layer)
     ctx.evidence.entity(layer)
     text = f"{layer_phrase(ctx.catalog, layer, with_model=True)} owns that."
     responsibility = facts.text(SG.responsibility)
     if responsibility:
         ctx.evidence.fact(layer, SG.responsibility, responsibility)
-        text += f" It is responsible for {lower_first(responsibility.rstrip('.'))}."
+        text += f" Its responsibility: {responsibility.rstrip('.')}."
     rec = ctx.catalog.get(layer)
     if rec and rec.definition and (not responsibility or rec.definition[:40] not in responsibility):
         text += " " + first_sentences(rec.definition, 300)

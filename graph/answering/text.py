@@ -75,13 +75,6 @@ def clip(text: str, limit: int = MAX_ANSWER_CHARS) -> str:
     return cut.rstrip() + "…"
 
 
-def lower_first(text: str) -> str:
-    """ "The accelerator" -> "the accelerator", leaving acronyms ("NCCL", "GPUs") alone."""
-    if len(text) > 1 and text[0].isupper() and text[1].islower():
-        return text[0].lower() + text[1:]
-    return text
-
-
 def agree(subject: str, singular: str, plural: str) -> str:
     """The verb form for a label: "Vector databases fit", "NVLink fits", "NCCL tests fit"."""
     last = subject.split()[-1] if subject.split() else ""
