@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from stackgraph.graph.catalog import normalize
-from stackgraph.graph.linking import STOPWORDS
+from stackgraph.graph.linking import FRAME_WORDS, STOPWORDS
 
 _SPLIT = re.compile(r"[a-z0-9]+")
 
@@ -48,37 +48,6 @@ def stem(word: str) -> str:
     if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiousl":
         word = word[:-1]  # running -> runn -> run
     return word
-
-
-#: Words that frame a question about the stack rather than say what it is about.
-FRAME_WORDS = frozenset(
-    [
-        "own",
-        "owns",
-        "owned",
-        "owner",
-        "responsible",
-        "responsibility",
-        "handle",
-        "handles",
-        "handled",
-        "deal",
-        "deals",
-        "cover",
-        "covers",
-        "manage",
-        "manages",
-        "care",
-        "eight",
-        "nine",
-        "operational",
-        "map",
-        "model",
-        "place",
-        "placed",
-        "belong",
-    ]
-)
 
 
 def terms(text: str) -> list[str]:

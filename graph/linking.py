@@ -164,6 +164,36 @@ STOPWORDS = frozenset(
     ]
 )
 
+#: Words that frame a question about the stack rather than say what it is about.
+FRAME_WORDS = frozenset(
+    [
+        "own",
+        "owns",
+        "owned",
+        "owner",
+        "responsible",
+        "responsibility",
+        "handle",
+        "handles",
+        "handled",
+        "deal",
+        "deals",
+        "cover",
+        "covers",
+        "manage",
+        "manages",
+        "care",
+        "eight",
+        "nine",
+        "operational",
+        "map",
+        "model",
+        "place",
+        "placed",
+        "belong",
+    ]
+)
+
 _PAREN = re.compile(r"\s*\(([^)]*)\)\s*")
 _LAYER_CODE = re.compile(r"\b(?:l|layer\s*)([1-9])\b|\b(cp|s)\s+layer\b", re.IGNORECASE)
 _EIGHT_CUES = (
@@ -307,6 +337,8 @@ class Linker:
                 iris = self.forms.get(form)
                 if not iris or (size == 1 and (form in STOPWORDS or len(form) < 2)):
                     continue
+                if all(w in STOPWORDS or w in FRAME_WORDS for w in words[start : start + size]):
+                    continue  # a label made of question words ("which layer owns") names nothing
                 for iri in self._rank(iris, form, model, prefer):
                     found.append(Mention(iri, start, start + size, form, 1.0, "exact"))
                     break

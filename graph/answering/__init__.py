@@ -170,7 +170,9 @@ def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
     # A question about a person ("who is ...") is about nobody in this graph unless it names them.
     described = [] if _ASKS_FOR_PERSON.match(question) else linker.semantic(question, k=5)
     for iri, score, _text in described:
-        if score >= SEMANTIC_ACCEPT:
+        # Meaning alone can be fooled by a question's frame ("which layer owns my headache" is
+        # close to "which layer owns your problem"): the match must share a content word too.
+        if score >= SEMANTIC_ACCEPT and engine.lexical.coverage(question, iri) > 0:
             prior = found.get(iri)
             if prior is None or prior.score < score:
                 found[iri] = Candidate(iri, score, "semantic")
@@ -196,6 +198,10 @@ def answer_question(
         shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
         return declined(engine, shown, error=str(error))
     guess = intents.IntentGuess(intent, 1.0) if intent in COMPOSERS else intents.detect(text)
+    if _ASKS_FOR_PERSON.match(text) and guess.intent != intents.OWNER:
+        # The graph holds no people or history: "who invented the GPU?" is outside it, while
+        # "who owns CrashLoopBackOff?" asks for a layer.
+        return declined(engine, text, intent=guess.intent)
     if (
         guess.intent is None
         and conversation is not None

@@ -15,6 +15,10 @@ from stackgraph.graph.store import SG
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 #: A word-overlap score at which the meaning-based search is not worth its cost.
 LEXICAL_SURE = 0.6
+#: Share of the question's words a practice or reason found by word overlap must account for.
+DESCRIBED_COVERAGE = 0.6
+#: Cosine at which a practice or reason found by meaning is relevant.
+SEMANTIC_RELEVANT = 0.5
 _ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}$")
 
 
@@ -109,13 +113,22 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
     semantic = (
         [] if sure else [(i, s) for i, s, _ in ctx.engine.linker.semantic(ctx.question, k=10) if i in pool]
     )
+    named_iris = {c.iri for c in ctx.candidates}
+
+    def relevant(iri: str) -> bool:
+        # Found by a word or two ("why is the sky blue" -> "Blue-green cutover")? Not relevant,
+        # unless it applies to something the question names.
+        applies = set(ctx.facts(iri).iris(SG.appliesTo)) & named_iris
+        return bool(applies) or ctx.engine.lexical.coverage(ctx.question, iri) >= DESCRIBED_COVERAGE
+
     scores: dict[str, float] = {}
     for iri, score in lexical:
-        scores[iri] = max(scores.get(iri, 0.0), score)
+        if relevant(iri):
+            scores[iri] = max(scores.get(iri, 0.0), score)
     for iri, score in semantic:
-        scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
+        if score >= SEMANTIC_RELEVANT:
+            scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
     # Practices that apply to an entity the question names rank first among close scores.
-    named_iris = {c.iri for c in ctx.candidates}
     for iri in list(scores):
         applies = set(ctx.facts(iri).iris(SG.appliesTo))
         if applies & named_iris:

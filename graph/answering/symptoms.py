@@ -239,6 +239,8 @@ def diagnose(ctx: Context) -> Answer | None:
             if sure
             else [(iri, s) for iri, s, _ in ctx.engine.linker.semantic(ctx.question, k=8) if iri in pool]
         )
+        hits = [(iri, sc) for iri, sc in hits if ctx.engine.lexical.coverage(ctx.question, iri) >= 0.6]
+        semantic = [(iri, sc) for iri, sc in semantic if sc >= 0.5]
         best = _merge(hits, semantic)
         if best and best[0][1] >= 0.35:
             found = [(best[0][0], best[0][0])]
