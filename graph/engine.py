@@ -49,6 +49,7 @@ class Engine:
         self._linker: Linker | None = None
         self._lexical: LexicalIndex | None = None
         self._classes: dict[str, str] = {}
+        self._members: dict[tuple[str, ...], list[str]] = {}
         self._lock = threading.Lock()
         # Read-through caches, filled on first use; the graph does not change while an engine lives.
         #: Each entity's edges (answering.evidence.fetch).
@@ -61,9 +62,9 @@ class Engine:
         self.entity_graph: nx.MultiDiGraph | None = None
         #: Each entity's sg:position (a layer in its model, a step in its flow), for listing in order.
         self.positions: dict[str, int] = {
-            str(row.layer): int(row.position)
+            str(row.entity): int(row.position)
             for row in self.graph.query(
-                PREFIX_DECL + "SELECT ?layer ?position WHERE { ?layer sg:position ?position }"
+                PREFIX_DECL + "SELECT ?entity ?position WHERE { ?entity sg:position ?position }"
             )
         }
         #: Every diagnostic (command, tool, metric), for questions that describe a check.
@@ -82,8 +83,12 @@ class Engine:
 
     def entities_of(self, *classes: str) -> list[str]:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""
-        wanted = [SG[c] for c in classes]
-        return sorted(iri for iri in self.catalog.records if any(self.catalog.is_a(iri, c) for c in wanted))
+        found = self._members.get(classes)
+        if found is None:  # answerers ask for the same classes on every question: compute once
+            wanted = [SG[c] for c in classes]
+            found = sorted(i for i in self.catalog.records if any(self.catalog.is_a(i, c) for c in wanted))
+            self._members[classes] = found
+        return list(found)
 
     def class_label(self, cls: str) -> str:
         return self._class_labels().get(cls, cls.rsplit("#", 1)[-1])

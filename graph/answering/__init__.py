@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents, knowledge, placement, symptoms
-from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.conversation import Conversation
@@ -36,8 +36,6 @@ MAX_QUESTION_CHARS = 2000
 LEXICAL_MIN = 0.5
 #: Word-overlap a layer's responsibility needs to answer "which layer handles X?" outright.
 LAYER_BY_ROLE_MIN = 0.45
-#: Share of a question's words an entity found by word overlap must account for.
-LEXICAL_COVERAGE_MIN = 0.6
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
 
@@ -165,7 +163,7 @@ def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
     # Nothing named: find what the question describes.
     found: dict[str, Candidate] = {}
     for iri, score in engine.lexical.search(question, k=5):
-        if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= LEXICAL_COVERAGE_MIN:
+        if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= DESCRIBED_COVERAGE:
             found[iri] = Candidate(iri, score, "lexical")
     # A question about a person ("who is ...") is about nobody in this graph unless it names them.
     described = [] if _ASKS_FOR_PERSON.match(question) else linker.semantic(question, k=5)

@@ -14,6 +14,14 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 
 
+#: A word-overlap score at which the meaning-based search is not worth its cost.
+LEXICAL_SURE = 0.6
+#: Share (by weight) of the question's words an entity found by word overlap must account for.
+DESCRIBED_COVERAGE = 0.6
+#: Cosine at which an entity found by meaning is relevant to the question.
+SEMANTIC_RELEVANT = 0.5
+
+
 @dataclass
 class Candidate:
     """An entity the question may be about, with how sure linking is (0-1) and how it was found."""
@@ -46,6 +54,19 @@ class Context:
         found = fetch(self.engine, iri)
         self.evidence.queries(found)
         return found
+
+    def described(
+        self, pool: frozenset[str] | list[str], k: int = 5, semantic_k: int = 10
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """Entities of ``pool`` the question describes without naming them: (word-overlap hits,
+        meaning hits). Meaning is only consulted when word overlap is not already sure."""
+        lexical = self.engine.lexical.search(self.question, candidates=pool, k=k)
+        if lexical and lexical[0][1] >= LEXICAL_SURE:
+            return lexical, []
+        semantic = [
+            (iri, s) for iri, s, _ in self.engine.linker.semantic(self.question, k=semantic_k) if iri in pool
+        ]
+        return lexical, semantic
 
     def of_type(self, *classes: str) -> list[Candidate]:
         return [c for c in self.candidates if any(self.catalog.is_a(c.iri, SG[k]) for k in classes)]

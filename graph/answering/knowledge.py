@@ -6,19 +6,13 @@ import re
 from dataclasses import replace
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
-#: A word-overlap score at which the meaning-based search is not worth its cost.
-LEXICAL_SURE = 0.6
-#: Share of the question's words a practice or reason found by word overlap must account for.
-DESCRIBED_COVERAGE = 0.6
-#: Cosine at which a practice or reason found by meaning is relevant.
-SEMANTIC_RELEVANT = 0.5
 _ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}$")
 
 
@@ -107,12 +101,7 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
     named = ctx.of_type(*classes)
     if named:
         return named[0]
-    pool = ctx.engine.entities_of(*classes)
-    lexical = ctx.engine.lexical.search(ctx.question, candidates=pool, k=5)
-    sure = bool(lexical) and lexical[0][1] >= LEXICAL_SURE
-    semantic = (
-        [] if sure else [(i, s) for i, s, _ in ctx.engine.linker.semantic(ctx.question, k=10) if i in pool]
-    )
+    lexical, semantic = ctx.described(ctx.engine.entities_of(*classes))
     named_iris = {c.iri for c in ctx.candidates}
 
     def relevant(iri: str) -> bool:

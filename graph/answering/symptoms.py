@@ -5,7 +5,7 @@ from __future__ import annotations
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import Candidate, Context
+from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
 from stackgraph.graph.answering.evidence import EntityFacts
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.lexical import terms
@@ -13,8 +13,6 @@ from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
-#: A word-overlap score at which the meaning-based search is not worth its cost.
-LEXICAL_SURE = 0.6
 PROBLEM_TYPES = ("Symptom", "TriageBranch", "Cause", "TriageStep")
 _NEGATION = {
     "not",
@@ -88,14 +86,10 @@ DESCRIBED_PROBLEM_MIN = 0.45
 
 def described_problem(ctx: Context) -> Candidate | None:
     """The symptom, branch or cause the question describes without naming it."""
-    pool = ctx.engine.problems
-    scores: dict[str, float] = {}
-    for iri, score in ctx.engine.lexical.search(ctx.question, candidates=pool, k=5):
-        scores[iri] = score
-    sure = max(scores.values(), default=0.0) >= LEXICAL_SURE
-    for iri, score, _ in [] if sure else ctx.engine.linker.semantic(ctx.question, k=10):
-        if iri in pool:
-            scores[iri] = max(scores.get(iri, 0.0), score)
+    lexical, semantic = ctx.described(ctx.engine.problems)
+    scores = dict(lexical)
+    for iri, score in semantic:
+        scores[iri] = max(scores.get(iri, 0.0), score)
     if not scores:
         return None
     iri, score = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
@@ -231,16 +225,13 @@ def diagnose(ctx: Context) -> Answer | None:
             for cause in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause):
                 found += [(d, cause) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
     if not found:
-        pool = ctx.engine.diagnostics
-        hits = ctx.engine.lexical.search(ctx.question, candidates=pool, k=3)
-        sure = bool(hits) and hits[0][1] >= LEXICAL_SURE
-        semantic = (
-            []
-            if sure
-            else [(iri, s) for iri, s, _ in ctx.engine.linker.semantic(ctx.question, k=8) if iri in pool]
-        )
-        hits = [(iri, sc) for iri, sc in hits if ctx.engine.lexical.coverage(ctx.question, iri) >= 0.6]
-        semantic = [(iri, sc) for iri, sc in semantic if sc >= 0.5]
+        hits, semantic = ctx.described(ctx.engine.diagnostics, k=3, semantic_k=8)
+        hits = [
+            (iri, sc)
+            for iri, sc in hits
+            if ctx.engine.lexical.coverage(ctx.question, iri) >= DESCRIBED_COVERAGE
+        ]
+        semantic = [(iri, sc) for iri, sc in semantic if sc >= SEMANTIC_RELEVANT]
         best = _merge(hits, semantic)
         if best and best[0][1] >= 0.35:
             found = [(best[0][0], best[0][0])]
