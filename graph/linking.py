@@ -22,6 +22,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from stackgraph.graph.catalog import EntityRecord, normalize
+from stackgraph.graph.layer_refs import EIGHT, NINE, find_layer_refs, whole_layer_ref
 from stackgraph.graph.model import EntityRef, UnknownEntity
 from stackgraph.graph.store import KG, SG
 
@@ -195,7 +196,6 @@ FRAME_WORDS = frozenset(
 )
 
 _PAREN = re.compile(r"\s*\(([^)]*)\)\s*")
-_LAYER_CODE = re.compile(r"\b(?:l|layer\s*)([1-9])\b|\b(cp|s)\s+layer\b", re.IGNORECASE)
 _EIGHT_CUES = (
     "eight-layer",
     "eight layer",
@@ -209,6 +209,8 @@ _EIGHT_CUES = (
     "ops map",
 )
 _NINE_CUES = ("nine-layer", "nine layer", "9-layer", "9 layer", "co-design", "codesign")
+#: The layer models by the keys layer references and tools use ("nine", "eight").
+MODEL_IRIS = {NINE: str(KG["nine-layer-model"]), EIGHT: str(KG["eight-layer-map"])}
 
 #: Semantic matches below this cosine are not evidence of anything.
 SEMANTIC_MIN = 0.45
@@ -379,33 +381,29 @@ class Linker:
     def model_hint(self, text: str) -> str | None:
         low = text.lower()
         if any(cue in low for cue in _EIGHT_CUES):
-            return str(KG["eight-layer-map"])
+            return MODEL_IRIS[EIGHT]
         if any(cue in low for cue in _NINE_CUES):
-            return str(KG["nine-layer-model"])
+            return MODEL_IRIS[NINE]
         return None
 
     def _layer_codes(
         self, text: str, words: list[str], taken: list[bool], model: str | None
     ) -> list[Mention]:
+        """Layer codes, each in the model written beside it ("ops L5", "L2 of the operational
+        map"), else in the model the question names, else the nine-layer model."""
         found = []
-        for i, word in enumerate(words):
-            if taken[i]:
+        for ref in find_layer_refs(text):
+            if not ref.code.startswith("L"):
+                continue  # "S layer" / "CP layer" are matched as names
+            start = len(normalize(text[: ref.start]).split())
+            end = len(normalize(text[: ref.end]).split())
+            if end <= start or any(taken[start:end]):
                 continue
-            match = re.fullmatch(r"l([1-9])", word)
-            number = match.group(1) if match else None
-            if (
-                number is None
-                and word == "layer"
-                and i + 1 < len(words)
-                and re.fullmatch(r"[1-9]", words[i + 1])
-            ):
-                number = words[i + 1]
-            if number is None:
-                continue
-            layer = self.layer_by_code(f"L{number}", model)
+            layer = self.layer_by_code(ref.code, MODEL_IRIS.get(ref.model or "", model))
             if layer:
-                found.append(Mention(layer, i, i + 1, word, 1.0, "code"))
-                taken[i] = True
+                found.append(Mention(layer, start, end, " ".join(words[start:end]), 1.0, "code"))
+                for i in range(start, end):
+                    taken[i] = True
         return found
 
     def layer_by_code(self, code: str, model: str | None = None) -> str | None:
@@ -413,6 +411,30 @@ class Linker:
         for rec in self.catalog.layers(model):
             if rec.code and rec.code.lower() == code.lower():
                 return rec.iri
+        return None
+
+    def _layer_named(self, name: str, model: str | None) -> str | None:
+        """The layer a whole name refers to: "L5", "eight L5", "L5 (eight-layer)", "the
+        operational map's L2", or a code with the layer's label ("L8 Node Interconnect")."""
+        name = re.sub(r"^(?:the\s+)", "", name.strip(), flags=re.IGNORECASE)
+        letter = re.fullmatch(r"(?:layer\s*)?(s|cp)", name, flags=re.IGNORECASE)
+        if letter:
+            name = letter.group(1) + " layer"  # a bare "S" or "CP" as a name is the nine-layer code
+        whole = whole_layer_ref(name)
+        if whole is None:
+            return None
+        ref, rest = whole
+        named_model = MODEL_IRIS.get(ref.model or "") or model
+        if not rest:
+            return self.layer_by_code(ref.code, named_model or self.model_hint(name))
+        # A label after the code picks the model whose layer of that code carries it.
+        wanted = normalize(rest)
+        models = [named_model] if named_model else list(MODEL_IRIS.values())
+        for model_iri in models:
+            layer = self.layer_by_code(ref.code, model_iri)
+            rec = self.catalog.get(layer) if layer else None
+            if rec is not None and wanted in {normalize(rec.label), *map(normalize, rec.alt_labels)}:
+                return layer
         return None
 
     def _fuzzy(self, words: list[str], taken: list[bool]) -> list[Mention]:
@@ -489,14 +511,10 @@ class Linker:
 
             if prefix in PREFIXES and PREFIXES[prefix] + local in self.catalog:
                 return self.catalog.ref(PREFIXES[prefix] + local)
-        model_iri = {"nine": str(KG["nine-layer-model"]), "eight": str(KG["eight-layer-map"])}.get(
-            model or "", model
-        )
-        code = re.fullmatch(r"(?:layer\s*)?(l[1-9]|s|cp)", name.lower())
-        if code:
-            layer = self.layer_by_code(code.group(1).upper(), model_iri or self.model_hint(name))
-            if layer:
-                return self.catalog.ref(layer)
+        model_iri = MODEL_IRIS.get(model or "", model)
+        layer = self._layer_named(name, model_iri)
+        if layer:
+            return self.catalog.ref(layer)
         form = normalize(name)
         iris = self.forms.get(form)
         if iris:
