@@ -36,6 +36,7 @@ import csv
 import io
 import os
 import re
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import BNode, Literal, Node, URIRef, Variable
 
-from stackgraph.graph import isolation
+from stackgraph.graph import isolation, sparql_text
 from stackgraph.graph.store import PREFIXES
 
 #: Seconds a query may run when the caller does not say.
@@ -61,8 +62,8 @@ MAX_TIMEOUT_S: float = 30.0
 DEFAULT_MAX_ROWS: int = 1000
 #: The most rows a caller may ask for; larger requests are lowered to this.
 MAX_ROWS: int = 10_000
-#: Longer query texts are refused: parsing is pure Python and its time is not under the timeout.
-MAX_QUERY_CHARS: int = 100_000
+#: Longer query texts are refused before parsing (see graph/sparql_text.py).
+MAX_QUERY_CHARS: int = sparql_text.MAX_QUERY_CHARS
 #: Address space a forked query may allocate beyond what it inherited, in MB.
 MAX_MEMORY_MB: int = 1024
 #: "process" (default): local queries run in a forked child, killed at the deadline (hard bound on
@@ -211,9 +212,26 @@ def _refuse_update(query: str) -> None:
     raise Refused(f"SPARQL Update ({', '.join(dict.fromkeys(names))}) is not allowed: the graph is read-only")
 
 
+#: pyparsing guesses each parse action's arity on its first call, and two threads guessing at
+#: once can both get it wrong for good ("postParse2() missing 1 required positional argument").
+#: Every rdflib parse in this process holds this lock.
+_PARSE_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=512)
 def _check(query: str, prefixes: tuple[tuple[str, str], ...]) -> str:
-    """Parse, translate and vet one query text; return its kind. Cached: parsing is the slow part."""
+    """Parse, translate and vet one normalized query text; return its kind. Cached: parsing is the slow part."""
+    with _PARSE_LOCK:
+        try:
+            return _vet_tree(query, prefixes)
+        except RecursionError:
+            raise Refused(
+                "query is too complex for the parser (too many patterns in one group, or nested too "
+                "deep); split it into smaller groups"
+            ) from None
+
+
+def _vet_tree(query: str, prefixes: tuple[tuple[str, str], ...]) -> str:
     from rdflib.plugins.sparql.algebra import translateQuery
 
     if not query.strip():
@@ -225,6 +243,8 @@ def _check(query: str, prefixes: tuple[tuple[str, str], ...]) -> str:
         raise _parse_error(error) from None
     try:
         translated = translateQuery(parsed, initNs=dict(prefixes))
+    except RecursionError:
+        raise
     except Exception as error:  # rdflib raises bare Exception for unknown prefixes and the like
         text = " ".join(str(error).split())
         match = re.match(r"Unknown namespace prefix : (\S+)", text)
@@ -249,7 +269,26 @@ def _check(query: str, prefixes: tuple[tuple[str, str], ...]) -> str:
     kind = _KINDS.get(algebra.name)
     if kind is None:
         raise Refused(f"unsupported query form {algebra.name}")
+    try:
+        sparql_text.refuse_keywords(query)
+    except sparql_text.TextProblem as problem:
+        raise Refused(problem.message) from None
     return kind
+
+
+def vet(query: str, init_ns: Mapping[str, str] = PREFIXES) -> tuple[str, str]:
+    """Vet a query; return ``(text, kind)``: the text to hand the store, and the query form.
+
+    ``text`` is the query with its ``\\u`` escapes expanded once (graph/sparql_text.py): the store
+    must run that text, the one the guard read, never the original. Raises ParseError or Refused.
+    """
+    try:
+        text = sparql_text.normalize(query)
+    except sparql_text.TextProblem as problem:
+        if problem.refused:
+            raise Refused(problem.message) from None
+        raise ParseError(problem.message) from None
+    return text, _check(text, tuple(sorted((str(k), str(v)) for k, v in init_ns.items())))
 
 
 def check_query(query: str, init_ns: Mapping[str, str] = PREFIXES) -> str:
@@ -257,9 +296,7 @@ def check_query(query: str, init_ns: Mapping[str, str] = PREFIXES) -> str:
 
     Raises ParseError or Refused. Surfaces may call it to reject early (the TUI does, as you type).
     """
-    if len(query) > MAX_QUERY_CHARS:
-        raise Refused(f"query is {len(query):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
-    return _check(query, tuple(sorted((str(k), str(v)) for k, v in init_ns.items())))
+    return vet(query, init_ns)[1]
 
 
 def _bounded(value: float | int | None, default: float, maximum: float, name: str) -> float:
@@ -354,11 +391,11 @@ def run_query(
     """
     timeout = _bounded(timeout_s, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, "timeout")
     cap = int(_bounded(max_rows, DEFAULT_MAX_ROWS, MAX_ROWS, "row limit"))
-    kind = check_query(query, init_ns)
+    text, kind = vet(query, init_ns)
     started = time.perf_counter()
 
     def work() -> tuple:
-        return _collect(graph, query, init_ns, kind, cap)
+        return _collect(graph, text, init_ns, kind, cap)
 
     try:
         if ISOLATION != "thread" and isolation.can_fork() and not is_remote(graph):
