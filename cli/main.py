@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# Before anything imports numpy: one BLAS thread. The embedding search's matrix products are small,
+# and OpenBLAS's worker threads are what made a fork wait forever under load (issue 10).
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 #: The modules that contribute subcommands, in the order ``--help`` lists them.
 COMMAND_MODULES = ("ask", "describe", "inspect", "sparql", "export", "serve", "tui")

@@ -146,6 +146,10 @@ def run_serve(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         return error(f"--port must be between 1 and 65535, not {args.port}")
 
+    from stackgraph.graph import worker_pool
+
+    worker_pool.start()  # SPARQL workers come from a forkserver started now, before any thread
+
     import uvicorn
 
     from stackgraph.server.http import create_app

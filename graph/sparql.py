@@ -14,12 +14,13 @@ word inside a string):
   simplest honest rule is to refuse them all.
 - Time: every query gets a timeout (``DEFAULT_TIMEOUT_S``, a caller may ask for up to
   ``MAX_TIMEOUT_S``). Oxigraph evaluates in Rust with the GIL released, and nothing can interrupt
-  it from Python, so a local query runs in a forked child process that is killed at the deadline
-  (graph/isolation.py):
-  the limit is real, CPU included, and a child also gets a memory ceiling (``MAX_MEMORY_MB``
-  above what it inherited). Forking costs a few milliseconds (it grows with the parent's memory;
-  measured in scripts/bench_sparql.py). Where ``fork`` does not exist, and for a remote store
-  (the remote server does the work), the query runs in a daemon thread that is abandoned at the
+  it from Python, and pyparsing can take seconds on a crafted text; so for a local graph both the
+  parse and the evaluation run in a pre-started worker process (graph/worker_pool.py, started by
+  multiprocessing's forkserver: the server itself never forks) that is killed at the deadline and
+  replaced. The limit is real, CPU included, and a worker also gets a memory ceiling
+  (``MAX_MEMORY_MB`` above what it uses). The worker holds its own copy of the graph
+  (graph/snapshot.py), loaded once. Where there is no forkserver, and for a remote store (the
+  remote server does the work), the query runs in a daemon thread that is abandoned at the
   deadline: the caller gets its Timeout on time, the thread ends when the store answers. Run
   Oxigraph server with ``--timeout-s`` so that the remote side is bounded too. ``ISOLATION``
   (environment ``STACKGRAPH_SPARQL_ISOLATION=thread``) trades the hard bound for speed locally.
@@ -51,7 +52,7 @@ from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
 from rdflib.term import BNode, Literal, Node, URIRef, Variable
 
-from stackgraph.graph import isolation, sparql_text
+from stackgraph.graph import isolation, snapshot, sparql_text, worker_pool
 from stackgraph.graph.store import PREFIXES
 
 #: Seconds a query may run when the caller does not say.
@@ -64,10 +65,10 @@ DEFAULT_MAX_ROWS: int = 1000
 MAX_ROWS: int = 10_000
 #: Longer query texts are refused before parsing (see graph/sparql_text.py).
 MAX_QUERY_CHARS: int = sparql_text.MAX_QUERY_CHARS
-#: Address space a forked query may allocate beyond what it inherited, in MB.
+#: Address space a query's worker may allocate beyond what it uses before the query, in MB.
 MAX_MEMORY_MB: int = 1024
-#: "process" (default): local queries run in a forked child, killed at the deadline (hard bound on
-#: time, CPU and memory; costs a fork, a few ms). "thread": they run in a thread that is abandoned at
+#: "process" (default): local queries are parsed and run in a worker process, killed at the deadline
+#: (hard bound on time, CPU and memory). "thread": they run in a thread that is abandoned at
 #: the deadline (the caller still gets its Timeout on time, but the query keeps a core busy until it
 #: ends). Set STACKGRAPH_SPARQL_ISOLATION=thread only where every client is trusted.
 ISOLATION: str = os.environ.get("STACKGRAPH_SPARQL_ISOLATION", "process")
@@ -276,11 +277,69 @@ def _vet_tree(query: str, prefixes: tuple[tuple[str, str], ...]) -> str:
     return kind
 
 
-def vet(query: str, init_ns: Mapping[str, str] = PREFIXES) -> tuple[str, str]:
+def _pooled() -> bool:
+    return ISOLATION != "thread" and worker_pool.available()
+
+
+def _error_record(error: QueryError) -> tuple[str, str, str, int | None, int | None]:
+    """A QueryError as plain data, to cross from a worker (exceptions with custom __init__ do not pickle)."""
+    if isinstance(error, ParseError):
+        return ("query-error", "ParseError", error.reason, error.line, error.column)
+    return ("query-error", type(error).__name__, error.message, None, None)
+
+
+def _from_record(record: tuple) -> QueryError:
+    _, name, message, line, column = record
+    if name == "ParseError":
+        return ParseError(message, line, column)
+    return {"Refused": Refused, "Timeout": QueryError, "EvaluationError": EvaluationError}.get(
+        name, QueryError
+    )(message)
+
+
+def _worker_check(text: str, prefixes: tuple[tuple[str, str], ...]) -> tuple:
+    """In a worker: the guard's verdict on ``text`` as ``("ok", kind)`` or an error record."""
+    try:
+        return ("ok", _check(text, prefixes))
+    except QueryError as error:
+        return _error_record(error)
+
+
+def _worker_run(
+    shot: snapshot.Snapshot, text: str, prefixes: tuple[tuple[str, str], ...], kind: str, cap: int
+) -> tuple:
+    """In a worker: run a vetted text on the snapshot's graph."""
+    return _collect(snapshot.load(shot), text, dict(prefixes), kind, cap)
+
+
+@lru_cache(maxsize=512)
+def _pooled_check(text: str, prefixes: tuple[tuple[str, str], ...], timeout_s: float) -> str:
+    """The guard run in a worker, inside a deadline; verdicts that let a query run are cached here."""
+    try:
+        reply = worker_pool.shared().call(
+            _worker_check, text, prefixes, timeout_s=timeout_s, memory_mb=MAX_MEMORY_MB
+        )
+    except isolation.Deadline:
+        raise Refused(
+            f"the query took more than {timeout_s:g} s to parse; shorten it (fewer alternatives, smaller groups)"
+        ) from None
+    except (isolation.ChildDied, isolation.WorkFailed):
+        raise Refused("the query is too complex for the parser; split it into smaller groups") from None
+    except worker_pool.Busy:
+        raise EvaluationError(
+            f"the server is busy: no query worker was free within {worker_pool.WAIT_S:g} s"
+        ) from None
+    if reply[0] != "ok":
+        raise _from_record(reply)
+    return reply[1]
+
+
+def vet(query: str, init_ns: Mapping[str, str] = PREFIXES, timeout_s: float | None = None) -> tuple[str, str]:
     """Vet a query; return ``(text, kind)``: the text to hand the store, and the query form.
 
     ``text`` is the query with its ``\\u`` escapes expanded once (graph/sparql_text.py): the store
-    must run that text, the one the guard read, never the original. Raises ParseError or Refused.
+    must run that text, the one the guard read, never the original. The parse runs in a worker
+    within ``timeout_s`` (``DEFAULT_TIMEOUT_S``) unless isolation is off. Raises ParseError or Refused.
     """
     try:
         text = sparql_text.normalize(query)
@@ -288,7 +347,10 @@ def vet(query: str, init_ns: Mapping[str, str] = PREFIXES) -> tuple[str, str]:
         if problem.refused:
             raise Refused(problem.message) from None
         raise ParseError(problem.message) from None
-    return text, _check(text, tuple(sorted((str(k), str(v)) for k, v in init_ns.items())))
+    prefixes = tuple(sorted((str(k), str(v)) for k, v in init_ns.items()))
+    if _pooled():
+        return text, _pooled_check(text, prefixes, timeout_s or DEFAULT_TIMEOUT_S)
+    return text, _check(text, prefixes)
 
 
 def check_query(query: str, init_ns: Mapping[str, str] = PREFIXES) -> str:
@@ -324,7 +386,7 @@ def _plain(term: Any) -> Any:
 def _collect(graph: rdflib.Graph, query: str, init_ns: Mapping[str, str], kind: str, max_rows: int) -> tuple:
     """Run the query and take at most ``max_rows`` + 1 rows (the extra one detects truncation).
 
-    Returns plain picklable data: it may travel back from a forked child.
+    Returns plain picklable data: it travels back from a worker process.
     """
     result = graph.query(query, initNs=dict(init_ns))
     if kind == "ask":
@@ -391,17 +453,28 @@ def run_query(
     """
     timeout = _bounded(timeout_s, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, "timeout")
     cap = int(_bounded(max_rows, DEFAULT_MAX_ROWS, MAX_ROWS, "row limit"))
-    text, kind = vet(query, init_ns)
+    text, kind = vet(query, init_ns, timeout)
     started = time.perf_counter()
-
-    def work() -> tuple:
-        return _collect(graph, text, init_ns, kind, cap)
+    prefixes = tuple(sorted((str(k), str(v)) for k, v in init_ns.items()))
 
     try:
-        if ISOLATION != "thread" and isolation.can_fork() and not is_remote(graph):
-            outcome = isolation.in_child(work, timeout, MAX_MEMORY_MB)
+        if _pooled() and not is_remote(graph) and snapshot.can_snapshot(graph):
+            shot = snapshot.snapshot_of(graph)
+            outcome = worker_pool.shared().call(
+                _worker_run,
+                shot,
+                text,
+                prefixes,
+                kind,
+                cap,
+                timeout_s=timeout,
+                memory_mb=MAX_MEMORY_MB,
+                setup=(snapshot.load, (shot,)),
+            )
         else:
-            outcome = isolation.in_thread(work, timeout, name="sparql-query")
+            outcome = isolation.in_thread(
+                lambda: _collect(graph, text, init_ns, kind, cap), timeout, name="sparql-query"
+            )
     except isolation.Deadline:
         raise Timeout(timeout) from None
     except isolation.ChildDied:
@@ -410,6 +483,10 @@ def run_query(
         ) from None
     except isolation.WorkFailed as failure:
         raise _store_error(failure) from None
+    except worker_pool.Busy:
+        raise EvaluationError(
+            f"the server is busy: no query worker was free within {worker_pool.WAIT_S:g} s"
+        ) from None
     names, rows, boolean, triples, truncated = outcome
     result_graph = None
     if triples is not None:
