@@ -89,9 +89,16 @@ def run(args: argparse.Namespace) -> int:
         _emit(answer, args)
         return EXIT_OK if answer.answered else (EXIT_USAGE if answer.error else EXIT_NOT_FOUND)
     conversation = Conversation() if args.chat else None
-    for raw in _questions_from_stdin():
+    lines = _questions_from_stdin()
+    if not lines:
+        return error("no questions on stdin: give one question per line")
+    valid = 0
+    for raw in lines:
         answer = _ask_raw(engine, raw, conversation)
+        valid += not answer.error
         _emit(answer, args)
+    if not valid:  # a batch in which nothing was a question is a usage error, as one bad question is
+        return error(f"none of the {len(lines)} lines on stdin was a question that could be asked")
     return EXIT_OK
 
 

@@ -153,6 +153,8 @@ def run_docs(args: argparse.Namespace) -> int:
     from stackgraph.graph.export.docsite import write_docs
     from stackgraph.graph.store import DataFileError
 
+    if not args.outdir.strip():  # Path("") is the current directory: never write there by accident
+        return error("OUTDIR is empty: name the directory to write the site into, e.g. site/")
     try:
         engine = _engine(args)
         report = write_docs(engine, args.outdir, fmt=args.format)

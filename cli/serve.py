@@ -152,6 +152,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from stackgraph.server import limits
     from stackgraph.server.http import create_app
     from stackgraph.server.mcp_server import build_server
 
@@ -160,6 +161,7 @@ def run_serve(args: argparse.Namespace) -> int:
     app = create_app(
         server, host=args.host, token=token, allowed_origins=origins_from_env(), stateless=args.stateless
     )
+    limits.raise_file_limit()
     auth = "token required" if token else "no token (loopback only)"
     print(f"stackgraph: serving http://{args.host}:{args.port}/mcp and /sparql ({auth})", file=sys.stderr)
     try:
@@ -170,6 +172,7 @@ def run_serve(args: argparse.Namespace) -> int:
             log_config=uvicorn_log_config(args.log_level),
             access_log=args.access_log,
             lifespan="on",
+            **limits.uvicorn_options(),
         )
     except OSError as failure:
         return error(f"cannot listen on {args.host}:{args.port}: {failure}", 1)

@@ -23,7 +23,7 @@ from rapidfuzz.distance import OSA
 
 from stackgraph.graph.catalog import EntityRecord, normalize
 from stackgraph.graph.layer_refs import EIGHT, NINE, find_layer_refs, whole_layer_ref
-from stackgraph.graph.model import EntityRef, UnknownEntity
+from stackgraph.graph.model import MAX_NAME_CHARS, EntityRef, NameTooLong, UnknownEntity
 from stackgraph.graph.store import KG, SG
 
 if TYPE_CHECKING:
@@ -503,6 +503,8 @@ class Linker:
         name = name.strip()
         if not name:
             raise UnknownEntity(name)
+        if len(name) > MAX_NAME_CHARS:
+            raise NameTooLong(name)
         if name in self.catalog:
             return self.catalog.ref(name)
         if ":" in name and not name.startswith("http"):

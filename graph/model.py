@@ -256,3 +256,19 @@ class UnknownEntity(LookupError):
         self.suggestions = suggestions
         hint = ", ".join(s.display for s in suggestions[:5])
         super().__init__(f"no entity named {name!r}" + (f"; closest: {hint}" if hint else ""))
+
+
+#: Longer names are refused before any matching: no entity's name comes near it, and fuzzy
+#: matching a 100 KB name took 37 s.
+MAX_NAME_CHARS: int = 300
+
+
+class NameTooLong(UnknownEntity):
+    """A name longer than ``MAX_NAME_CHARS``; an UnknownEntity, so every surface already reports it."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name[:40])
+        self.args = (f"name is {len(name):,} characters; the limit is {MAX_NAME_CHARS:,}",)
+
+    def __str__(self) -> str:
+        return str(self.args[0])

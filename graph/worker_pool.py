@@ -71,6 +71,29 @@ def _die_with_parent() -> None:
         os._exit(0)
 
 
+def _close_inherited(keep: int) -> None:
+    """Close every descriptor but stdio and the worker's pipe.
+
+    multiprocessing hands each child the forkserver's "alive" pipe and the resource tracker's pipe
+    (so that a child could start processes of its own). A worker that held them would keep the
+    forkserver alive after the server died, and the forkserver's death is what stops a busy worker
+    (``PR_SET_PDEATHSIG``): so they go, with anything else inherited.
+    """
+    from multiprocessing import forkserver, resource_tracker
+
+    with contextlib.suppress(AttributeError):
+        forkserver._forkserver._forkserver_alive_fd = None  # type: ignore[attr-defined]
+        resource_tracker._resource_tracker._fd = None  # type: ignore[attr-defined]
+    try:
+        descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return
+    for fd in descriptors:
+        if fd > 2 and fd != keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 def _limit(timeout_s: float, memory_mb: int) -> None:
     """Bound this call: CPU seconds from now, and address space beyond what is in use now."""
     with contextlib.suppress(OSError, ValueError, NameError):
@@ -97,6 +120,7 @@ def _one_line(error: BaseException) -> str:
 
 def _worker_main(conn: Connection) -> None:
     """Serve calls until the pipe closes. Runs in the worker process."""
+    _close_inherited(conn.fileno())
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent decides
     os.environ["RUST_BACKTRACE"] = "0"  # an out-of-memory abort is reported by the parent in one line

@@ -39,6 +39,9 @@ TOKEN_ENV = "STACKGRAPH_TOKEN"
 ORIGINS_ENV = "STACKGRAPH_ALLOWED_ORIGINS"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+#: Seconds an MCP session may stay idle before the server ends it (environment
+#: STACKGRAPH_MCP_SESSION_IDLE_S); a client that comes back after that starts a new session.
+MCP_SESSION_IDLE_S: float = float(os.environ.get("STACKGRAPH_MCP_SESSION_IDLE_S", "600"))
 
 
 class BindRefused(ValueError):
@@ -220,6 +223,8 @@ def create_app(
         # Plain JSON answers to POSTs: half the CPU of an SSE stream per call, and no tool of ours
         # streams progress. Server-to-client messages still have the GET stream.
         json_response=True,
+        # Sessions idle this long are closed (each holds ~37 KB; the SDK's default is 30 minutes).
+        session_idle_timeout=MCP_SESSION_IDLE_S,
     )
 
     async def health(request: Request) -> JSONResponse:

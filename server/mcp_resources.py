@@ -10,10 +10,10 @@ import logging
 from importlib import resources as package_resources
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastmcp.exceptions import ResourceError
+from fastmcp.exceptions import PromptError, ResourceError
 from pydantic import Field
 
-from stackgraph.graph.model import UnknownEntity
+from stackgraph.graph.model import MAX_NAME_CHARS, UnknownEntity
 from stackgraph.graph.store import KG
 from stackgraph.server.errors import unknown_entity_message
 from stackgraph.server.runtime import EngineUnavailable, Runtime
@@ -143,6 +143,26 @@ def _known_as(runtime: Runtime, name: str) -> str:
     return f"stackgraph knows {name!r} as {ref.display} ({ref.type}, <{ref.iri}>)."
 
 
+#: A symptom is a sentence or two, like an ``ask`` question; a name is capped as everywhere else.
+MAX_SYMPTOM_CHARS = 2000
+
+
+def _bounded(value: str, limit: int, argument: str) -> str:
+    """The argument, or a one-line PromptError when it is empty or too long.
+
+    Checked here rather than with pydantic constraints: fastmcp reports a failed conversion with the
+    whole value and a traceback in the log, and a 100 KB argument must cost one short line.
+    """
+    if not value.strip():
+        raise PromptError(f"bad argument {argument!r}: it is empty", log_level=logging.DEBUG)
+    if len(value) > limit:
+        raise PromptError(
+            f"bad argument {argument!r}: {len(value):,} characters; the limit is {limit:,}",
+            log_level=logging.DEBUG,
+        )
+    return value
+
+
 def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
     """Prompts for the three jobs agents come to stackgraph for."""
 
@@ -153,6 +173,7 @@ def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
         ],
     ) -> str:
         """Triage an incident from its symptom: find the owning layer, walk the decision tree, list checks."""
+        symptom = _bounded(symptom, MAX_SYMPTOM_CHARS, "symptom")
         return "\n".join(
             [
                 f"We have an incident. Symptom: {symptom}",
@@ -173,6 +194,7 @@ def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
         ],
     ) -> str:
         """Place a technology in both layer models and explain its neighbours and alternatives."""
+        name = _bounded(name, MAX_NAME_CHARS, "name")
         return "\n".join(
             [
                 f"Where does {name} fit in the AI infrastructure stack?",
@@ -191,6 +213,7 @@ def register_prompts(mcp: FastMCP, runtime: Runtime) -> None:
         ],
     ) -> str:
         """Explain one layer: what it does, what runs in it, what fails there and how to check it."""
+        layer = _bounded(layer, MAX_NAME_CHARS, "layer")
         return "\n".join(
             [
                 f"Explain the layer {layer} of the AI infrastructure stack.",
