@@ -244,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("scenarios", nargs="*", choices=["mcp", "mixed", "cold"], default=[])
+    parser.add_argument(
+        "scenarios", nargs="*", metavar="SCENARIO", help="mcp, mixed or cold (default: all three)"
+    )
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -261,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         and 1 <= args.requests <= 5000
     ):
         parser.error("bounds: clients 1-200, calls 1-1000, seconds up to 900, requests 1-5000")
+    unknown = set(args.scenarios) - {"mcp", "mixed", "cold"}
+    if unknown:
+        parser.error(f"unknown scenario {sorted(unknown)[0]!r}: choose from mcp, mixed, cold")
     semantic = not args.no_semantic
     reports = []
     for name in args.scenarios or ["mcp", "mixed", "cold"]:
