@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from stackgraph.graph.answering import intents, knowledge, placement, symptoms
+from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.catalog import normalize
@@ -227,9 +227,26 @@ def answer_question(
             from_conversation,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
+    answer = compete.better(engine, text, answer, _from_passages(ctx))
     if conversation is not None and answer.answered:
         conversation.remember(answer)
     return answer
+
+
+#: Intents whose answers enumerate or connect what the question names: the wording asked for that
+#: shape, so a passage matching more words is no better answer.
+STRUCTURAL = frozenset(
+    {intents.LIST, intents.COMPARE, intents.CROSSWALK, intents.PATH, intents.STRESS, intents.TRIAGE}
+)
+
+
+def _from_passages(ctx: Context) -> Answer | None:
+    """The passage answerer's proposal, with evidence of its own; none for a follow-up that leans
+    on the conversation (its words alone do not say what it is about) or a structural question."""
+    if ctx.from_conversation or ctx.intent in STRUCTURAL:
+        return None
+    ctx.evidence = Evidence(ctx.engine)
+    return reports.from_passages(ctx)
 
 
 def _refine_intent(ctx: Context, intent: str | None) -> str | None:
