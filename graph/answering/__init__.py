@@ -227,7 +227,7 @@ def answer_question(
             from_conversation,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
-    answer = compete.better(engine, text, answer, _from_passages(ctx))
+    answer = compete.better(engine, text, answer, _from_passages(ctx, alone=not answer.answered))
     if conversation is not None and answer.answered:
         conversation.remember(answer)
     return answer
@@ -240,13 +240,13 @@ STRUCTURAL = frozenset(
 )
 
 
-def _from_passages(ctx: Context) -> Answer | None:
+def _from_passages(ctx: Context, alone: bool) -> Answer | None:
     """The passage answerer's proposal, with evidence of its own; none for a follow-up that leans
     on the conversation (its words alone do not say what it is about) or a structural question."""
     if ctx.from_conversation or ctx.intent in STRUCTURAL:
         return None
     ctx.evidence = Evidence(ctx.engine)
-    return reports.from_passages(ctx)
+    return reports.from_passages(ctx, alone=alone)
 
 
 def _refine_intent(ctx: Context, intent: str | None) -> str | None:

@@ -19,9 +19,6 @@ if TYPE_CHECKING:
 
 #: How much more of the question the passage answer must cover to replace the intent's answer.
 MARGIN = 0.1
-#: Coverage the passage answer needs when the intent's answerer declined: below it, a question the
-#: graph does not know ("best epoch number for fine-tuning") stays declined.
-ALONE_MIN = 0.5
 
 
 def coverage(engine: Engine, question: str, text: str, known_only: bool = True) -> float:
@@ -41,13 +38,20 @@ def coverage(engine: Engine, question: str, text: str, known_only: bool = True) 
     return sum(weight(t) for t in wanted & have) / sum(weight(t) for t in wanted)
 
 
+def evidence_text(answer: Answer) -> str:
+    """What an answer rests on, in words: its facts' subjects and objects (the answer's text when
+    it records none). Scoring this rather than the composed text keeps framing ("fits in L5 of the
+    nine-layer model") from counting as covering the question."""
+    said = [f"{f.subject_label} {f.object_label}" for f in answer.facts]
+    return " ".join(said) if said else answer.answer
+
+
 def better(engine: Engine, question: str, first: Answer, challenger: Answer | None) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins)."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
-        alone = coverage(engine, question, challenger.answer, known_only=False)
-        return challenger if alone >= ALONE_MIN else first
+        return challenger
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
     return challenger if theirs > mine + MARGIN else first

@@ -15,6 +15,7 @@ on disk keyed by the graph's content, like the entity index.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 from collections import defaultdict
@@ -37,6 +38,8 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 #: Weight of meaning against word overlap in the fused score (both 0-1).
 SEMANTIC_WEIGHT = 0.45
+#: Passages nearest in meaning that join the candidates even when they share no word.
+SEMANTIC_POOL = 40
 #: Extra score for a passage whose subject the question names (a prior, not a filter).
 NAMED_PRIOR = 0.12
 #: Extra score for a passage that mentions a named entity in its text or object.
@@ -97,7 +100,7 @@ class PassageIndex:
     def __init__(self, engine: Engine, passages: list[Passage]) -> None:
         self.engine = engine
         self.passages = passages
-        self.by_key = {p.key: p for p in passages}
+        self.index_of = {p.key: i for i, p in enumerate(passages)}
         self._terms: list[dict[str, int]] = []
         self.postings: dict[str, list[int]] = defaultdict(list)
         label_terms: dict[str, list[str]] = {}
@@ -140,11 +143,12 @@ class PassageIndex:
                 scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
         return scores
 
-    def coverage(self, query_terms: Iterable[str], i: int) -> float:
+    def coverage(self, query_terms: Iterable[str], passage: int | Passage) -> float:
         """Share (by IDF) of the question's known terms that the passage contains."""
         wanted = {t for t in query_terms if t in self.idf}
         if not wanted:
             return 0.0
+        i = passage if isinstance(passage, int) else self.index_of[passage.key]
         have = self._terms[i]
         return sum(self.idf[t] for t in wanted if t in have) / sum(self.idf[t] for t in wanted)
 
@@ -158,20 +162,26 @@ class PassageIndex:
 
                     embedder = self.engine.linker.semantic_index().embedder
                     pairs = [(p.key, p.text[:EMBED_CHARS]) for p in self.passages]
-                    digest = self.engine.loaded.content_hash + PASSAGES_VERSION
+                    # Keyed by the passages themselves: a change in how they are worded or chosen
+                    # can never meet vectors embedded for other texts.
+                    texts = hashlib.sha256("\n".join(t for _, t in pairs).encode()).hexdigest()
+                    digest = self.engine.loaded.content_hash + PASSAGES_VERSION + texts[:16]
                     self._semantic = EmbeddingIndex.load_or_build(pairs, digest, embedder)
         return self._semantic
 
-    def semantic(self, question: str, k: int = 40) -> dict[str, float]:
-        """Cosine of the ``k`` passages nearest in meaning; empty when the model is off."""
+    def semantic(self, question: str) -> list[float] | None:
+        """Cosine of every passage to the question (in passage order); None when the model is off.
+
+        All of them, not a top k: a passage that word overlap found must keep its own meaning
+        score rather than count as unrelated because forty others were nearer."""
         if not self.engine.semantic:
-            return {}
+            return None
         try:
             index = self.semantic_index()
             vector = self.engine.linker.semantic_index().embedder.encode_one(question)
         except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
-            return {}
-        return dict(index.search(vector, k=k))
+            return None
+        return (index.vectors @ vector.reshape(-1)).tolist()
 
     # ------------------------------------------------------------------ ranking
 
@@ -191,16 +201,17 @@ class PassageIndex:
         raw = self.bm25(query_terms)
         top = max(raw.values(), default=0.0)
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
-        semantic = self.semantic(question) if use_semantic else {}
+        semantic = self.semantic(question) if use_semantic else None
         named = set(named)
         scores: dict[int, tuple[float, float, float]] = {}
-        index_of = {p.key: i for i, p in enumerate(self.passages)} if semantic else {}
-        pool = set(lexical) | {index_of[key] for key in semantic if key in index_of}
+        pool = set(lexical)
+        if semantic is not None:
+            pool |= set(sorted(range(len(semantic)), key=semantic.__getitem__)[-SEMANTIC_POOL:])
         for i in pool:
             passage = self.passages[i]
             lex = lexical.get(i, 0.0) * (0.5 + 0.5 * self.coverage(query_terms, i))
-            sem = max(0.0, semantic.get(passage.key, 0.0))
-            fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic else lex
+            sem = max(0.0, semantic[i]) if semantic is not None else 0.0
+            fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic is not None else lex
             if passage.subject in named:
                 fused += NAMED_PRIOR
             elif passage.relation and passage.object in named:

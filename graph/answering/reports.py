@@ -24,6 +24,10 @@ from stackgraph.graph.store import SG
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 #: Fused score below which the best passage is not taken as the answer.
 MIN_SCORE = 0.35
+#: Cosine the best passage needs to answer a question no other answerer could.
+ALONE_SEMANTIC = 0.37
+#: Without the model: share of the question's words the best passage needs to answer alone.
+ALONE_COVERAGE = 0.6
 #: A further passage joins the answer when it scores at least this share of the best one.
 SECOND_SHARE = 0.75
 #: Classes whose entities are problems: their answers say owner, causes and where to look.
@@ -36,10 +40,22 @@ def rank(ctx: Context, k: int = 8) -> list[Hit]:
     return ctx.engine.passages.rank(ctx.question, named, k=k)
 
 
-def from_passages(ctx: Context, min_score: float = MIN_SCORE) -> Answer | None:
+def from_passages(ctx: Context, alone: bool = False, min_score: float = MIN_SCORE) -> Answer | None:
+    """The answer the best passages give, or None when they match too little.
+
+    ``alone``: no other answerer had anything to say, so this answer would stand unchallenged; the
+    best passage must then be close in meaning too (with the model off: cover most of the
+    question), or a question from outside the graph ("why is the sky blue?") gets asserted.
+    """
     hits = rank(ctx)
     if not hits or hits[0].score < min_score:
         return None
+    if alone:
+        if ctx.engine.semantic and hits[0].semantic > 0:
+            if hits[0].semantic < ALONE_SEMANTIC:
+                return None
+        elif ctx.engine.passages.coverage(terms(ctx.question), hits[0].passage) < ALONE_COVERAGE:
+            return None
     chosen = [hits[0]]
     question_terms = set(terms(ctx.question))
     covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
@@ -125,6 +141,10 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]
         if look:
             parts.append(f"Where to look: {join(look[:3])}.")
+        conclusion = facts.text(SG.conclusion)
+        if conclusion and conclusion[:40].lower() not in low:
+            ctx.evidence.fact(iri, SG.conclusion, conclusion)
+            parts.insert(0, sentence(f"{label} points to {first_sentences(conclusion, 240)}"))
         return " ".join(parts)
     if ctx.catalog.is_a(iri, SG.Layer):
         return ""
