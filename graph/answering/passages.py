@@ -120,6 +120,11 @@ class PassageIndex:
             for term in counts:
                 self.postings[term].append(i)
         self._lengths = lengths
+        #: entity -> the relation passages it is the object of.
+        self._objects: dict[str, list[int]] = defaultdict(list)
+        for i, passage in enumerate(passages):
+            if passage.relation:
+                self._objects[passage.object].append(i)
         self._avg = sum(lengths) / max(1, len(lengths))
         total = len(passages)
         self.idf = {
@@ -151,6 +156,22 @@ class PassageIndex:
         i = passage if isinstance(passage, int) else self.index_of[passage.key]
         have = self._terms[i]
         return sum(self.idf[t] for t in wanted if t in have) / sum(self.idf[t] for t in wanted)
+
+    def mentioning(self, entities: Iterable[str]) -> set[int]:
+        """Passages that name one of the entities (all words of one of its labels), or whose
+        object it is: "libfabric (EFA)" is about EFA too."""
+        found: set[int] = set()
+        catalog = self.engine.catalog
+        for iri in entities:
+            rec = catalog.get(iri)
+            for label in catalog.all_labels(rec) if rec else ():
+                words = set(terms(label))
+                if not words or any(w not in self.postings for w in words):
+                    continue
+                hits = set.intersection(*(set(self.postings[w]) for w in words))
+                found |= {i for i in hits if self.passages[i].subject != iri}
+            found |= {i for i in self._objects.get(iri, ())}
+        return found
 
     # ------------------------------------------------------------------ meaning
 
@@ -203,6 +224,7 @@ class PassageIndex:
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
         semantic = self.semantic(question) if use_semantic else None
         named = set(named)
+        mentioning = self.mentioning(named)
         scores: dict[int, tuple[float, float, float]] = {}
         pool = set(lexical)
         if semantic is not None:
@@ -214,7 +236,7 @@ class PassageIndex:
             fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic is not None else lex
             if passage.subject in named:
                 fused += NAMED_PRIOR
-            elif passage.relation and passage.object in named:
+            elif i in mentioning:
                 fused += MENTIONED_PRIOR
             scores[i] = (fused, lex, sem)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))[:k]

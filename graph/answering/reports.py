@@ -30,6 +30,11 @@ ALONE_SEMANTIC = 0.37
 ALONE_COVERAGE = 0.6
 #: A further passage joins the answer when it scores at least this share of the best one.
 SECOND_SHARE = 0.75
+#: A passage this close to the best one is said too, even if it adds no word of the question:
+#: two tools described alike ("first tool to check in any GPU incident") are both the answer.
+TIE_SHARE = 0.95
+#: At most this many passages make one answer.
+MAX_PASSAGES = 3
 #: Classes whose entities are problems: their answers say owner, causes and where to look.
 PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 
@@ -60,10 +65,11 @@ def from_passages(ctx: Context, alone: bool = False, min_score: float = MIN_SCOR
     question_terms = set(terms(ctx.question))
     covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
     for hit in hits[1:]:
-        if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= 2:
+        if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= MAX_PASSAGES:
             break
         new = (question_terms & set(terms(_words(ctx, hit.passage)))) - covered
-        if new and all(hit.passage.text[:60] != c.passage.text[:60] for c in chosen):
+        tie = hit.score >= TIE_SHARE * hits[0].score and hit.passage.subject != hits[0].passage.subject
+        if (new or tie) and all(hit.passage.text[:60] != c.passage.text[:60] for c in chosen):
             chosen.append(hit)
             covered |= new
     parts: list[str] = []
@@ -148,9 +154,16 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         return " ".join(parts)
     if ctx.catalog.is_a(iri, SG.Layer):
         return ""
+    command = facts.text(SG.commandText)
+    if command and command not in said:
+        from stackgraph.graph.answering.symptoms import one_line
+
+        ctx.evidence.fact(iri, SG.commandText, command)
+        parts.append(f"Run `{one_line(command)}`.")
     places = placements(ctx, iri)
     if places:
-        return sentence(f"{label} fits in {describe_places(ctx, places, ctx.model_hint)}")
+        parts.append(sentence(f"{label} fits in {describe_places(ctx, places, ctx.model_hint)}"))
+        return " ".join(parts)
     targets = facts.iris(SG.appliesTo) + facts.iris(SG.ownedBy)
     layers = [t for t in targets if ctx.catalog.is_a(t, SG.Layer)]
     if layers:
