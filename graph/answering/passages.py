@@ -38,6 +38,8 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 #: Weight of meaning against word overlap in the fused score (both 0-1).
 SEMANTIC_WEIGHT = 0.45
+#: Share of a subject's next-best passage score added to each of its passages.
+SUPPORT_WEIGHT = 0.0
 #: Passages nearest in meaning that join the candidates even when they share no word.
 SEMANTIC_POOL = 40
 #: Extra score for a passage whose subject the question names (a prior, not a filter).
@@ -239,6 +241,20 @@ class PassageIndex:
             elif i in mentioning:
                 fused += MENTIONED_PRIOR
             scores[i] = (fused, lex, sem)
+        if SUPPORT_WEIGHT:
+            # An entity several of whose statements match is likelier the subject than one with a
+            # single lucky sentence: each passage gains a share of its subject's next-best score.
+            by_subject: dict[str, list[float]] = defaultdict(list)
+            for i, (f, _, _) in scores.items():
+                by_subject[self.passages[i].subject].append(f)
+            for values in by_subject.values():
+                values.sort(reverse=True)
+            for i, (f, lx, sm) in list(scores.items()):
+                values = by_subject[self.passages[i].subject]
+                other = (
+                    values[1] if values[0] == f and len(values) > 1 else values[0] if values[0] != f else 0.0
+                )
+                scores[i] = (f + SUPPORT_WEIGHT * other, lx, sm)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))[:k]
         return [Hit(self.passages[i], f, lx, sm) for i, (f, lx, sm) in ranked]
 

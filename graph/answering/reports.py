@@ -29,10 +29,12 @@ ALONE_SEMANTIC = 0.37
 #: Without the model: share of the question's words the best passage needs to answer alone.
 ALONE_COVERAGE = 0.6
 #: A further passage joins the answer when it scores at least this share of the best one.
-SECOND_SHARE = 0.75
+SECOND_SHARE = 0.5
 #: A passage this close to the best one is said too, even if it adds no word of the question:
 #: two tools described alike ("first tool to check in any GPU incident") are both the answer.
 TIE_SHARE = 0.95
+#: Whether a further passage must cover a word of the question the earlier ones do not.
+REQUIRE_NEW = True
 #: At most this many passages make one answer.
 MAX_PASSAGES = 3
 #: Classes whose entities are problems: their answers say owner, causes and where to look.
@@ -69,7 +71,9 @@ def from_passages(ctx: Context, alone: bool = False, min_score: float = MIN_SCOR
             break
         new = (question_terms & set(terms(_words(ctx, hit.passage)))) - covered
         tie = hit.score >= TIE_SHARE * hits[0].score and hit.passage.subject != hits[0].passage.subject
-        if (new or tie) and all(hit.passage.text[:60] != c.passage.text[:60] for c in chosen):
+        if (new or tie or not REQUIRE_NEW) and all(
+            hit.passage.text[:60] != c.passage.text[:60] for c in chosen
+        ):
             chosen.append(hit)
             covered |= new
     parts: list[str] = []
