@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.text import clip
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
@@ -38,6 +40,9 @@ LEXICAL_MIN = 0.5
 LAYER_BY_ROLE_MIN = 0.45
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
+
+#: Content words from which a question naming entities of its own stands alone despite "it".
+STANDALONE_TERMS = 7
 
 _ASKS_FOR_PERSON = re.compile(r"^\s*(who|whom|whose)\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -228,6 +233,8 @@ def answer_question(
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
     answer = compete.better(engine, text, answer, _from_passages(ctx, alone=not answer.answered))
+    if from_conversation and answer.answered:
+        answer = _about(engine, answer, candidates[0].iri)
     if conversation is not None and answer.answered:
         conversation.remember(answer)
     return answer
@@ -247,6 +254,17 @@ def _from_passages(ctx: Context, alone: bool) -> Answer | None:
         return None
     ctx.evidence = Evidence(ctx.engine)
     return reports.from_passages(ctx, alone=alone)
+
+
+def _about(engine: Engine, answer: Answer, iri: str) -> Answer:
+    """Say that a follow-up was answered about an earlier turn's subject, in JSON and in words."""
+    label = engine.catalog.display(iri)
+    text = (
+        answer.answer
+        if answer.answer.lower().startswith(label.lower())
+        else f"About {label}: {answer.answer}"
+    )
+    return replace(answer, context=label, answer=clip(text))
 
 
 def _refine_intent(ctx: Context, intent: str | None) -> str | None:
@@ -312,7 +330,13 @@ def _follow_up(
     named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
     # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
     # "what is a flurbo?" names something unknown: it stands alone (and is declined).
-    bare = not named and all(w in engine.common_words or w in STOPWORDS for w in normalize(text).split())
+    # "what is the best pizza in Naples?" is in ordinary words too, but words the graph never uses
+    # ("pizza") say it is about something else: it stands alone (and is declined).
+    bare = (
+        not named
+        and all(w in engine.common_words or w in STOPWORDS for w in normalize(text).split())
+        and all(t in engine.lexical.idf for t in terms(text))
+    )
     leans = Conversation.leans_on_context(text) or bare
     if not leans:
         return candidates, False  # a question that does not lean on context stands alone
@@ -327,7 +351,8 @@ def _follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
-    if named and not _is_pronoun_question(text):
+    if named and (not _is_pronoun_question(text) or len(terms(text)) >= STANDALONE_TERMS):
+        # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
 
