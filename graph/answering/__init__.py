@@ -232,7 +232,7 @@ def answer_question(
             from_conversation,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
-    answer = compete.better(engine, text, answer, _from_passages(ctx, alone=not answer.answered))
+    answer = compete.better(engine, text, answer, _from_passages(ctx, answer))
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
     if conversation is not None and answer.answered:
@@ -247,13 +247,25 @@ STRUCTURAL = frozenset(
 )
 
 
-def _from_passages(ctx: Context, alone: bool) -> Answer | None:
-    """The passage answerer's proposal, with evidence of its own; none for a follow-up that leans
-    on the conversation (its words alone do not say what it is about) or a structural question."""
+def _from_passages(ctx: Context, first: Answer) -> Answer | None:
+    """The passage answerer's proposal against ``first``, with evidence of its own; none for a
+    follow-up that leans on the conversation (its words alone do not say what it is about) or a
+    structural question.
+
+    Word overlap is tried first: when even it cannot beat ``first``, the embedding model (the
+    costly part, one encode per question) is not consulted.
+    """
     if ctx.from_conversation or ctx.intent in STRUCTURAL:
         return None
+    if first.answered:
+        ctx.evidence = Evidence(ctx.engine)
+        cheap = reports.from_passages(ctx, use_semantic=False)
+        if cheap is None or compete.better(ctx.engine, ctx.question, first, cheap) is first:
+            return None
+        if not ctx.engine.semantic:
+            return cheap
     ctx.evidence = Evidence(ctx.engine)
-    return reports.from_passages(ctx, alone=alone)
+    return reports.from_passages(ctx, alone=not first.answered)
 
 
 def _about(engine: Engine, answer: Answer, iri: str) -> Answer:

@@ -40,6 +40,8 @@ BM25_B = 0.75
 SEMANTIC_WEIGHT = 0.45
 #: Share of a subject's next-best passage score added to each of its passages.
 SUPPORT_WEIGHT = 0.0
+#: Passages with the best word overlap that are scored in full (the rest cannot win).
+LEXICAL_POOL = 60
 #: Passages nearest in meaning that join the candidates even when they share no word.
 SEMANTIC_POOL = 40
 #: Extra score for a passage whose subject the question names (a prior, not a filter).
@@ -132,6 +134,18 @@ class PassageIndex:
         self.idf = {
             t: math.log(1 + (total - len(ps) + 0.5) / (len(ps) + 0.5)) for t, ps in self.postings.items()
         }
+        #: term -> (passage, its BM25 weight for the term): the formula's parts are fixed per
+        #: passage, so a query only adds them up.
+        self._weights: dict[str, list[tuple[int, float]]] = {}
+        for term, found in self.postings.items():
+            idf = self.idf[term]
+            weights = []
+            for i in found:
+                tf = self._terms[i][term]
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[i] / self._avg)
+                weights.append((i, idf * tf * (BM25_K1 + 1) / (tf + norm)))
+            self._weights[term] = weights
+        self._mentioning: dict[str, frozenset[int]] = {}
         self._semantic: EmbeddingIndex | None = None
         self._semantic_lock = threading.Lock()
 
@@ -141,13 +155,8 @@ class PassageIndex:
         """Raw BM25 score of every passage sharing a term with the query."""
         scores: dict[int, float] = defaultdict(float)
         for term in set(query_terms):
-            idf = self.idf.get(term)
-            if idf is None:
-                continue
-            for i in self.postings[term]:
-                tf = self._terms[i][term]
-                norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[i] / self._avg)
-                scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
+            for i, weight in self._weights.get(term, ()):
+                scores[i] += weight
         return scores
 
     def coverage(self, query_terms: Iterable[str], passage: int | Passage) -> float:
@@ -163,17 +172,24 @@ class PassageIndex:
         """Passages that name one of the entities (all words of one of its labels), or whose
         object it is: "libfabric (EFA)" is about EFA too."""
         found: set[int] = set()
-        catalog = self.engine.catalog
         for iri in entities:
-            rec = catalog.get(iri)
-            for label in catalog.all_labels(rec) if rec else ():
-                words = set(terms(label))
-                if not words or any(w not in self.postings for w in words):
-                    continue
-                hits = set.intersection(*(set(self.postings[w]) for w in words))
-                found |= {i for i in hits if self.passages[i].subject != iri}
-            found |= {i for i in self._objects.get(iri, ())}
+            cached = self._mentioning.get(iri)
+            if cached is None:
+                cached = self._mentioning[iri] = self._mentions_of(iri)
+            found |= cached
         return found
+
+    def _mentions_of(self, iri: str) -> frozenset[int]:
+        found: set[int] = set(self._objects.get(iri, ()))
+        catalog = self.engine.catalog
+        rec = catalog.get(iri)
+        for label in catalog.all_labels(rec) if rec else ():
+            words = set(terms(label))
+            if not words or any(w not in self.postings for w in words):
+                continue
+            hits = set.intersection(*(set(self.postings[w]) for w in words))
+            found |= {i for i in hits if self.passages[i].subject != iri}
+        return frozenset(found)
 
     # ------------------------------------------------------------------ meaning
 
@@ -228,7 +244,7 @@ class PassageIndex:
         named = set(named)
         mentioning = self.mentioning(named)
         scores: dict[int, tuple[float, float, float]] = {}
-        pool = set(lexical)
+        pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
         if semantic is not None:
             pool |= set(sorted(range(len(semantic)), key=semantic.__getitem__)[-SEMANTIC_POOL:])
         for i in pool:

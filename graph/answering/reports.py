@@ -41,24 +41,26 @@ MAX_PASSAGES = 3
 PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 
 
-def rank(ctx: Context, k: int = 8) -> list[Hit]:
+def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior."""
     named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
-    return ctx.engine.passages.rank(ctx.question, named, k=k)
+    return ctx.engine.passages.rank(ctx.question, named, k=k, use_semantic=use_semantic)
 
 
-def from_passages(ctx: Context, alone: bool = False, min_score: float = MIN_SCORE) -> Answer | None:
+def from_passages(
+    ctx: Context, alone: bool = False, min_score: float = MIN_SCORE, use_semantic: bool = True
+) -> Answer | None:
     """The answer the best passages give, or None when they match too little.
 
     ``alone``: no other answerer had anything to say, so this answer would stand unchallenged; the
     best passage must then be close in meaning too (with the model off: cover most of the
     question), or a question from outside the graph ("why is the sky blue?") gets asserted.
     """
-    hits = rank(ctx)
+    hits = rank(ctx, use_semantic=use_semantic)
     if not hits or hits[0].score < min_score:
         return None
     if alone:
-        if ctx.engine.semantic and hits[0].semantic > 0:
+        if use_semantic and ctx.engine.semantic and hits[0].semantic > 0:
             if hits[0].semantic < ALONE_SEMANTIC:
                 return None
         elif ctx.engine.passages.coverage(terms(ctx.question), hits[0].passage) < ALONE_COVERAGE:
