@@ -232,7 +232,11 @@ def answer_question(
             from_conversation,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
-    answer = compete.better(engine, text, answer, _from_passages(ctx, answer))
+    proposal = _from_passages(ctx, answer)
+    chosen = compete.better(engine, text, answer, proposal)
+    if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
+        chosen = reports.supplement(ctx, answer)
+    answer = chosen
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
     if conversation is not None and answer.answered:
@@ -255,7 +259,9 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     Word overlap is tried first: when even it cannot beat ``first``, the embedding model (the
     costly part, one encode per question) is not consulted.
     """
-    if ctx.from_conversation or ctx.intent in STRUCTURAL:
+    # The shape of the answer given, not the guess from the wording: "what are the benefits of
+    # X?" reads like a list question and is answered as where X fits.
+    if ctx.from_conversation or (first.answered and first.intent in STRUCTURAL):
         return None
     if first.answered:
         ctx.evidence = Evidence(ctx.engine)

@@ -10,13 +10,16 @@ the question the first leaves out.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
-from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -37,6 +40,12 @@ TIE_SHARE = 0.95
 REQUIRE_NEW = True
 #: At most this many passages make one answer.
 MAX_PASSAGES = 3
+#: Share (by rarity) of the question's words left unsaid that a passage must add to supplement.
+SUPPLEMENT_SHARE = 0.3
+#: A passage matching the question at least this well is added to an answer that does not say it.
+SUPPLEMENT_SCORE = 0.8
+#: At most this many passages are added to another answerer's answer.
+SUPPLEMENT_MAX = 2
 #: Classes whose entities are problems: their answers say owner, causes and where to look.
 PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 
@@ -180,3 +189,46 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
             f"It applies to {join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])}"
         )
     return ""
+
+
+def supplement(ctx: Context, answer: Answer) -> Answer:
+    """``answer`` plus the passages that match the question best and that it does not say.
+
+    A question about one property of an entity ("what is the most common threat in MCP
+    development?", "what are the benefits of GPUDirect Storage?") is often answered by where the
+    entity fits or by its definition; the statements that match the whole question are then added
+    rather than lost: those that cover words the answer leaves out, or that match the question
+    clearly better than the rest. Word overlap only: no model encode for this.
+    """
+    said = answer.answer.lower()
+    missing = set(terms(ctx.question)) - set(terms(answer.answer))
+    weight = ctx.engine.lexical.weight
+    added: list[Passage] = []
+    for hit in rank(ctx, k=4, use_semantic=False):
+        passage = hit.passage
+        if len(added) >= SUPPLEMENT_MAX or hit.score < MIN_SCORE or passage.text[:60].lower() in said:
+            continue
+        adds = missing & set(terms(_words(ctx, passage)))
+        share = sum(weight(t) for t in adds) / max(1e-9, sum(weight(t) for t in missing)) if missing else 0.0
+        if share >= SUPPLEMENT_SHARE or hit.score >= SUPPLEMENT_SCORE:
+            added.append(passage)
+            missing -= adds
+    if not added:
+        return answer
+    ctx.evidence = Evidence(ctx.engine)
+    text = answer.answer
+    for passage in added:
+        extra = sentence(first_sentences(passage.text, 300))
+        if len(text) + len(extra) + 7 > MAX_ANSWER_CHARS:
+            break
+        _record(ctx, passage)
+        text += f" {'Also: ' if text == answer.answer else ''}{extra}"
+    if text == answer.answer:
+        return answer
+    return replace(
+        answer,
+        answer=text,
+        facts=answer.facts + tuple(f for f in ctx.evidence.facts if f not in answer.facts),
+        entities=answer.entities + tuple(e for e in ctx.evidence.entities if e not in answer.entities),
+        sources=answer.sources + tuple(s for s in ctx.evidence.sources if s not in answer.sources),
+    )
