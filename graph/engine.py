@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from stackgraph.graph.answering.evidence import EntityFacts
+    from stackgraph.graph.answering.passages import PassageIndex
     from stackgraph.graph.conversation import Conversation
     from stackgraph.graph.linking import Linker
 
@@ -48,6 +49,7 @@ class Engine:
         self.semantic = semantic
         self._linker: Linker | None = None
         self._lexical: LexicalIndex | None = None
+        self._passages: PassageIndex | None = None
         self._classes: dict[str, str] = {}
         self._members: dict[tuple[str, ...], list[str]] = {}
         self._lock = threading.Lock()
@@ -119,6 +121,18 @@ class Engine:
                 if self._lexical is None:
                     self._lexical = build_lexical_index(self)
         return self._lexical
+
+    @property
+    def passages(self) -> PassageIndex:
+        """Every text statement of the graph as a ranked passage, built on first use."""
+        if self._passages is None:
+            self.lexical  # noqa: B018 - built first: the passages read it, and the lock is not reentrant
+            with self._lock:
+                if self._passages is None:
+                    from stackgraph.graph.answering.passages import build
+
+                    self._passages = build(self)
+        return self._passages
 
     # ------------------------------------------------------------------ linking
 

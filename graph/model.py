@@ -106,6 +106,8 @@ class Answer:
     suggestions: tuple[EntityRef, ...] = ()
     #: Set when the question itself was unusable (empty, too long, not text): a one-line reason.
     error: str | None = None
+    #: For a follow-up answered from an earlier turn: the name of what it was taken to be about.
+    context: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -123,6 +125,8 @@ class Answer:
         }
         if self.error:
             data["error"] = self.error
+        if self.context:
+            data["context"] = self.context
         return data
 
 

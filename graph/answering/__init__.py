@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from stackgraph.graph.answering import intents, knowledge, placement, symptoms
+from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.text import clip
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
@@ -38,6 +40,9 @@ LEXICAL_MIN = 0.5
 LAYER_BY_ROLE_MIN = 0.45
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
+
+#: Content words from which a question naming entities of its own stands alone despite "it".
+STANDALONE_TERMS = 7
 
 _ASKS_FOR_PERSON = re.compile(r"^\s*(who|whom|whose)\b", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -227,9 +232,57 @@ def answer_question(
             from_conversation,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
+    proposal = _from_passages(ctx, answer)
+    chosen = compete.better(engine, text, answer, proposal)
+    if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
+        chosen = reports.supplement(ctx, answer)
+    answer = chosen
+    if from_conversation and answer.answered:
+        answer = _about(engine, answer, candidates[0].iri)
     if conversation is not None and answer.answered:
         conversation.remember(answer)
     return answer
+
+
+#: Intents whose answers enumerate or connect what the question names: the wording asked for that
+#: shape, so a passage matching more words is no better answer.
+STRUCTURAL = frozenset(
+    {intents.LIST, intents.COMPARE, intents.CROSSWALK, intents.PATH, intents.STRESS, intents.TRIAGE}
+)
+
+
+def _from_passages(ctx: Context, first: Answer) -> Answer | None:
+    """The passage answerer's proposal against ``first``, with evidence of its own; none for a
+    follow-up that leans on the conversation (its words alone do not say what it is about) or a
+    structural question.
+
+    Word overlap is tried first: when even it cannot beat ``first``, the embedding model (the
+    costly part, one encode per question) is not consulted.
+    """
+    # The shape of the answer given, not the guess from the wording: "what are the benefits of
+    # X?" reads like a list question and is answered as where X fits.
+    if ctx.from_conversation or (first.answered and first.intent in STRUCTURAL):
+        return None
+    if first.answered:
+        ctx.evidence = Evidence(ctx.engine)
+        cheap = reports.from_passages(ctx, use_semantic=False)
+        if cheap is None or compete.better(ctx.engine, ctx.question, first, cheap) is first:
+            return None
+        if not ctx.engine.semantic:
+            return cheap
+    ctx.evidence = Evidence(ctx.engine)
+    return reports.from_passages(ctx, alone=not first.answered)
+
+
+def _about(engine: Engine, answer: Answer, iri: str) -> Answer:
+    """Say that a follow-up was answered about an earlier turn's subject, in JSON and in words."""
+    label = engine.catalog.display(iri)
+    text = (
+        answer.answer
+        if answer.answer.lower().startswith(label.lower())
+        else f"About {label}: {answer.answer}"
+    )
+    return replace(answer, context=label, answer=clip(text))
 
 
 def _refine_intent(ctx: Context, intent: str | None) -> str | None:
@@ -295,7 +348,13 @@ def _follow_up(
     named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
     # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
     # "what is a flurbo?" names something unknown: it stands alone (and is declined).
-    bare = not named and all(w in engine.common_words or w in STOPWORDS for w in normalize(text).split())
+    # "what is the best pizza in Naples?" is in ordinary words too, but words the graph never uses
+    # ("pizza") say it is about something else: it stands alone (and is declined).
+    bare = (
+        not named
+        and all(w in engine.common_words or w in STOPWORDS for w in normalize(text).split())
+        and all(t in engine.lexical.idf for t in terms(text))
+    )
     leans = Conversation.leans_on_context(text) or bare
     if not leans:
         return candidates, False  # a question that does not lean on context stands alone
@@ -310,7 +369,8 @@ def _follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
-    if named and not _is_pronoun_question(text):
+    if named and (not _is_pronoun_question(text) or len(terms(text)) >= STANDALONE_TERMS):
+        # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
 

@@ -1,0 +1,57 @@
+"""Candidates compete: each answer is scored by how much of the question its evidence covers.
+
+Several answerers can say something about one question: the intent's own answerer (a definition,
+a placement, a symptom's owner) and the passage answerer (the graph's statements that best match
+the whole question). The one whose text accounts for more of the question's content words,
+weighted by how rare each word is in the graph, wins; the intent's own answer keeps a head start,
+since its wording cues were matched on purpose.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.lexical import terms
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+    from stackgraph.graph.model import Answer
+
+#: How much more of the question the passage answer must cover to replace the intent's answer.
+MARGIN = 0.1
+
+
+def coverage(engine: Engine, question: str, text: str, known_only: bool = True) -> float:
+    """Share (by rarity weight) of the question's content words that ``text`` contains.
+
+    ``known_only`` leaves out words the graph never uses ("tricky", "wondering"): no answer can
+    cover them, so they only blur a comparison. Counted (as rare words), they show how much of the
+    question lies outside the graph ("train my dog to sit").
+    """
+    wanted = set(terms(question))
+    if known_only:
+        wanted = {t for t in wanted if t in engine.lexical.idf}
+    if not wanted:
+        return 0.0
+    have = set(terms(text))
+    weight = engine.lexical.weight
+    return sum(weight(t) for t in wanted & have) / sum(weight(t) for t in wanted)
+
+
+def evidence_text(answer: Answer) -> str:
+    """What an answer rests on, in words: its facts' subjects and objects (the answer's text when
+    it records none). Scoring this rather than the composed text keeps framing ("fits in L5 of the
+    nine-layer model") from counting as covering the question."""
+    said = [f"{f.subject_label} {f.object_label}" for f in answer.facts]
+    return " ".join(said) if said else answer.answer
+
+
+def better(engine: Engine, question: str, first: Answer, challenger: Answer | None) -> Answer:
+    """The answer of the two that covers more of the question (``first`` wins ties and margins)."""
+    if challenger is None or not challenger.answered:
+        return first
+    if not first.answered:
+        return challenger
+    theirs = coverage(engine, question, challenger.answer)
+    mine = coverage(engine, question, first.answer)
+    return challenger if theirs > mine + MARGIN else first

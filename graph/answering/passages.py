@@ -1,0 +1,310 @@
+"""Every text statement of the graph as a passage, ranked against the whole question.
+
+Real problem reports are long and name several technologies in passing ("I'm using horovod in
+RDMA on kubernetes ... no userspace device-specific driver found for uverbs0"). Linking finds the
+names; what the report *describes* is found here instead: each statement the graph makes in words
+(a definition, a note, an assumption, a failure mode, what a command shows, a practice's reason, a
+symptom's likely cause, what must match what) becomes one passage, "subject: statement", and the
+question is matched against all of them at once, by word overlap (BM25 over the lexical index's
+stems) fused with meaning (the embedding model, when it is on). Entities the question names act as
+a prior that favours their own passages; they do not decide the subject.
+
+The passages are built once per engine (one SPARQL query); the embedding index over them is cached
+on disk keyed by the graph's content, like the entity index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.catalog import PREFIX_DECL
+from stackgraph.graph.lexical import TEXT_PROPERTIES, terms
+from stackgraph.graph.store import SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.embeddings import EmbeddingIndex
+    from stackgraph.graph.engine import Engine
+
+#: Bump when the choice or wording of passages changes, so cached embeddings are rebuilt.
+PASSAGES_VERSION = "passages-1"
+#: BM25's usual constants: term-frequency saturation and length normalisation.
+BM25_K1 = 1.2
+BM25_B = 0.75
+#: Weight of meaning against word overlap in the fused score (both 0-1).
+SEMANTIC_WEIGHT = 0.45
+#: Share of a subject's next-best passage score added to each of its passages.
+SUPPORT_WEIGHT = 0.0
+#: Passages with the best word overlap that are scored in full (the rest cannot win).
+LEXICAL_POOL = 60
+#: Passages nearest in meaning that join the candidates even when they share no word.
+SEMANTIC_POOL = 40
+#: Extra score for a passage whose subject the question names (a prior, not a filter).
+NAMED_PRIOR = 0.12
+#: Extra score for a passage that mentions a named entity in its text or object.
+MENTIONED_PRIOR = 0.05
+#: Embedded passages are cut to their opening: the meaning sits there and the cost grows with length.
+EMBED_CHARS = 300
+
+#: Entity-to-entity statements that say something on their own ("X must match Y"), by how to
+#: say them; "uses" or "is a parameter of" only connect names, which the text passages carry.
+RELATIONS: dict[str, str] = {
+    str(SG.mustMatch): "must match",
+    str(SG.likelyCause): "is likely caused by",
+    str(SG.suggestsCause): "suggests",
+    str(SG.mitigates): "mitigates",
+}
+
+#: How a text property reads after its subject's name.
+TEXT_VERBS: dict[str, str] = {
+    str(SG.assumption): "assumes",
+    str(SG.failureMode): "fails by",
+    str(SG.shows): "shows",
+    str(SG.reason): "because",
+    str(SG.responsibility): "is responsible for",
+    str(SG.conclusion): "points to",
+    str(SG.action): "do",
+}
+
+_TEXT_QUERY = PREFIX_DECL + "SELECT ?s ?p ?t WHERE { ?s ?p ?t . VALUES ?p { $props } FILTER(isLiteral(?t)) }"
+_RELATION_QUERY = PREFIX_DECL + "SELECT ?s ?p ?o WHERE { ?s ?p ?o . VALUES ?p { $props } FILTER(isIRI(?o)) }"
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One statement in words: ``subject predicate object`` and how it reads."""
+
+    key: str
+    subject: str
+    predicate: str
+    #: The literal text, or the object's IRI for an entity-to-entity statement.
+    object: str
+    #: The statement as a sentence a person would write ("NCCL: ..." / "X must match Y").
+    text: str
+    #: Whether ``object`` is an entity.
+    relation: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    passage: Passage
+    score: float
+    lexical: float
+    semantic: float
+
+
+class PassageIndex:
+    """BM25 over passages' stems (subject names included), fused with embedding similarity."""
+
+    def __init__(self, engine: Engine, passages: list[Passage]) -> None:
+        self.engine = engine
+        self.passages = passages
+        self.index_of = {p.key: i for i, p in enumerate(passages)}
+        self._terms: list[dict[str, int]] = []
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        label_terms: dict[str, list[str]] = {}
+        lengths = []
+        for i, passage in enumerate(passages):
+            names = label_terms.get(passage.subject)
+            if names is None:
+                rec = engine.catalog.get(passage.subject)
+                names = label_terms[passage.subject] = sorted(
+                    {t for label in (engine.catalog.all_labels(rec) if rec else ()) for t in terms(label)}
+                )
+            counts: dict[str, int] = defaultdict(int)
+            for term in [*names, *terms(passage.text)]:
+                counts[term] += 1
+            self._terms.append(dict(counts))
+            lengths.append(sum(counts.values()))
+            for term in counts:
+                self.postings[term].append(i)
+        self._lengths = lengths
+        #: entity -> the relation passages it is the object of.
+        self._objects: dict[str, list[int]] = defaultdict(list)
+        for i, passage in enumerate(passages):
+            if passage.relation:
+                self._objects[passage.object].append(i)
+        self._avg = sum(lengths) / max(1, len(lengths))
+        total = len(passages)
+        self.idf = {
+            t: math.log(1 + (total - len(ps) + 0.5) / (len(ps) + 0.5)) for t, ps in self.postings.items()
+        }
+        #: term -> (passage, its BM25 weight for the term): the formula's parts are fixed per
+        #: passage, so a query only adds them up.
+        self._weights: dict[str, list[tuple[int, float]]] = {}
+        for term, found in self.postings.items():
+            idf = self.idf[term]
+            weights = []
+            for i in found:
+                tf = self._terms[i][term]
+                norm = BM25_K1 * (1 - BM25_B + BM25_B * self._lengths[i] / self._avg)
+                weights.append((i, idf * tf * (BM25_K1 + 1) / (tf + norm)))
+            self._weights[term] = weights
+        self._mentioning: dict[str, frozenset[int]] = {}
+        self._semantic: EmbeddingIndex | None = None
+        self._semantic_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ word overlap
+
+    def bm25(self, query_terms: Iterable[str]) -> dict[int, float]:
+        """Raw BM25 score of every passage sharing a term with the query."""
+        scores: dict[int, float] = defaultdict(float)
+        for term in set(query_terms):
+            for i, weight in self._weights.get(term, ()):
+                scores[i] += weight
+        return scores
+
+    def coverage(self, query_terms: Iterable[str], passage: int | Passage) -> float:
+        """Share (by IDF) of the question's known terms that the passage contains."""
+        wanted = {t for t in query_terms if t in self.idf}
+        if not wanted:
+            return 0.0
+        i = passage if isinstance(passage, int) else self.index_of[passage.key]
+        have = self._terms[i]
+        return sum(self.idf[t] for t in wanted if t in have) / sum(self.idf[t] for t in wanted)
+
+    def mentioning(self, entities: Iterable[str]) -> set[int]:
+        """Passages that name one of the entities (all words of one of its labels), or whose
+        object it is: "libfabric (EFA)" is about EFA too."""
+        found: set[int] = set()
+        for iri in entities:
+            cached = self._mentioning.get(iri)
+            if cached is None:
+                cached = self._mentioning[iri] = self._mentions_of(iri)
+            found |= cached
+        return found
+
+    def _mentions_of(self, iri: str) -> frozenset[int]:
+        found: set[int] = set(self._objects.get(iri, ()))
+        catalog = self.engine.catalog
+        rec = catalog.get(iri)
+        for label in catalog.all_labels(rec) if rec else ():
+            words = set(terms(label))
+            if not words or any(w not in self.postings for w in words):
+                continue
+            hits = set.intersection(*(set(self.postings[w]) for w in words))
+            found |= {i for i in hits if self.passages[i].subject != iri}
+        return frozenset(found)
+
+    # ------------------------------------------------------------------ meaning
+
+    def semantic_index(self) -> EmbeddingIndex:
+        if self._semantic is None:
+            with self._semantic_lock:
+                if self._semantic is None:
+                    from stackgraph.graph.embeddings import EmbeddingIndex
+
+                    embedder = self.engine.linker.semantic_index().embedder
+                    pairs = [(p.key, p.text[:EMBED_CHARS]) for p in self.passages]
+                    # Keyed by the passages themselves: a change in how they are worded or chosen
+                    # can never meet vectors embedded for other texts.
+                    texts = hashlib.sha256("\n".join(t for _, t in pairs).encode()).hexdigest()
+                    digest = self.engine.loaded.content_hash + PASSAGES_VERSION + texts[:16]
+                    self._semantic = EmbeddingIndex.load_or_build(pairs, digest, embedder)
+        return self._semantic
+
+    def semantic(self, question: str) -> list[float] | None:
+        """Cosine of every passage to the question (in passage order); None when the model is off.
+
+        All of them, not a top k: a passage that word overlap found must keep its own meaning
+        score rather than count as unrelated because forty others were nearer."""
+        if not self.engine.semantic:
+            return None
+        try:
+            index = self.semantic_index()
+            vector = self.engine.linker.semantic_index().embedder.encode_one(question)
+        except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
+            return None
+        return (index.vectors @ vector.reshape(-1)).tolist()
+
+    # ------------------------------------------------------------------ ranking
+
+    def rank(
+        self,
+        question: str,
+        named: Iterable[str] = (),
+        k: int = 8,
+        use_semantic: bool = True,
+    ) -> list[Hit]:
+        """The passages that best match the whole question, best first.
+
+        ``named`` are the entities the question names: their passages get a small prior, passages
+        that mention them a smaller one, so a technology named in passing tips close calls only.
+        """
+        query_terms = terms(question)
+        raw = self.bm25(query_terms)
+        top = max(raw.values(), default=0.0)
+        lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
+        semantic = self.semantic(question) if use_semantic else None
+        named = set(named)
+        mentioning = self.mentioning(named)
+        scores: dict[int, tuple[float, float, float]] = {}
+        pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
+        if semantic is not None:
+            pool |= set(sorted(range(len(semantic)), key=semantic.__getitem__)[-SEMANTIC_POOL:])
+        for i in pool:
+            passage = self.passages[i]
+            lex = lexical.get(i, 0.0) * (0.5 + 0.5 * self.coverage(query_terms, i))
+            sem = max(0.0, semantic[i]) if semantic is not None else 0.0
+            fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic is not None else lex
+            if passage.subject in named:
+                fused += NAMED_PRIOR
+            elif i in mentioning:
+                fused += MENTIONED_PRIOR
+            scores[i] = (fused, lex, sem)
+        if SUPPORT_WEIGHT:
+            # An entity several of whose statements match is likelier the subject than one with a
+            # single lucky sentence: each passage gains a share of its subject's next-best score.
+            by_subject: dict[str, list[float]] = defaultdict(list)
+            for i, (f, _, _) in scores.items():
+                by_subject[self.passages[i].subject].append(f)
+            for values in by_subject.values():
+                values.sort(reverse=True)
+            for i, (f, lx, sm) in list(scores.items()):
+                values = by_subject[self.passages[i].subject]
+                other = (
+                    values[1] if values[0] == f and len(values) > 1 else values[0] if values[0] != f else 0.0
+                )
+                scores[i] = (f + SUPPORT_WEIGHT * other, lx, sm)
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))[:k]
+        return [Hit(self.passages[i], f, lx, sm) for i, (f, lx, sm) in ranked]
+
+
+def build(engine: Engine) -> PassageIndex:
+    """Verbalize the graph's text and entity-to-entity statements about catalogued entities."""
+    catalog = engine.catalog
+    passages: list[Passage] = []
+    seen: set[tuple[str, str, str]] = set()
+
+    def add(subject: str, predicate: str, obj: str, text: str, relation: bool = False) -> None:
+        if (subject, predicate, obj) in seen or subject not in catalog:
+            return
+        seen.add((subject, predicate, obj))
+        passages.append(Passage(f"p{len(passages)}", subject, predicate, obj, text, relation))
+
+    props = " ".join(f"<{p}>" for p in TEXT_PROPERTIES if p != str(SG.commandText))
+    rows = sorted(
+        ((str(r.s), str(r.p), str(r.t)) for r in engine.graph.query(_TEXT_QUERY.replace("$props", props))),
+    )
+    for subject, predicate, text in rows:
+        if engine.lexical.is_boilerplate(text):
+            continue  # a section's general remark repeated on many entities says little of one
+        label = catalog.display(subject)
+        verb = TEXT_VERBS.get(predicate)
+        add(subject, predicate, text, f"{label} {verb}: {text}" if verb else f"{label}: {text}")
+    rel_props = " ".join(f"<{p}>" for p in RELATIONS)
+    rel_rows = sorted(
+        (str(r.s), str(r.p), str(r.o))
+        for r in engine.graph.query(_RELATION_QUERY.replace("$props", rel_props))
+    )
+    for subject, predicate, obj in rel_rows:
+        if obj not in catalog:
+            continue
+        text = f"{catalog.display(subject)} {RELATIONS[predicate]} {catalog.display(obj)}"
+        add(subject, predicate, obj, text, relation=True)
+    return PassageIndex(engine, passages)

@@ -1,0 +1,234 @@
+"""Answers composed from the passages that best match the whole question.
+
+The answerer behind problem reports and property questions ("what does L2 assume about the layer
+below it?", "only 6 of the 8 workers got scheduled"): it ranks every statement of the graph against
+the question (``passages``), says the best one, then what the graph knows around its subject, the
+layers it sits in or is owned by, its likely causes and where to look, so that the answer carries
+the place in the stack as well as the statement. A second passage joins when it covers words of
+the question the first leaves out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rdflib import URIRef
+
+from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.passages import Hit, Passage
+from stackgraph.graph.answering.placement import describe_places, placements
+from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.lexical import terms
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import SG
+
+SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
+#: Fused score below which the best passage is not taken as the answer.
+MIN_SCORE = 0.35
+#: Cosine the best passage needs to answer a question no other answerer could.
+ALONE_SEMANTIC = 0.37
+#: Without the model: share of the question's words the best passage needs to answer alone.
+ALONE_COVERAGE = 0.6
+#: A further passage joins the answer when it scores at least this share of the best one.
+SECOND_SHARE = 0.5
+#: A passage this close to the best one is said too, even if it adds no word of the question:
+#: two tools described alike ("first tool to check in any GPU incident") are both the answer.
+TIE_SHARE = 0.95
+#: Whether a further passage must cover a word of the question the earlier ones do not.
+REQUIRE_NEW = True
+#: At most this many passages make one answer.
+MAX_PASSAGES = 3
+#: Share (by rarity) of the question's words left unsaid that a passage must add to supplement.
+SUPPLEMENT_SHARE = 0.3
+#: A passage matching the question at least this well is added to an answer that does not say it.
+SUPPLEMENT_SCORE = 0.8
+#: At most this many passages are added to another answerer's answer.
+SUPPLEMENT_MAX = 2
+#: Classes whose entities are problems: their answers say owner, causes and where to look.
+PROBLEMS = ("Symptom", "Cause", "TriageBranch")
+
+
+def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
+    """The question's best passages, the entities it names acting as a prior."""
+    named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
+    return ctx.engine.passages.rank(ctx.question, named, k=k, use_semantic=use_semantic)
+
+
+def from_passages(
+    ctx: Context, alone: bool = False, min_score: float = MIN_SCORE, use_semantic: bool = True
+) -> Answer | None:
+    """The answer the best passages give, or None when they match too little.
+
+    ``alone``: no other answerer had anything to say, so this answer would stand unchallenged; the
+    best passage must then be close in meaning too (with the model off: cover most of the
+    question), or a question from outside the graph ("why is the sky blue?") gets asserted.
+    """
+    hits = rank(ctx, use_semantic=use_semantic)
+    if not hits or hits[0].score < min_score:
+        return None
+    if alone:
+        if use_semantic and ctx.engine.semantic and hits[0].semantic > 0:
+            if hits[0].semantic < ALONE_SEMANTIC:
+                return None
+        elif ctx.engine.passages.coverage(terms(ctx.question), hits[0].passage) < ALONE_COVERAGE:
+            return None
+    chosen = [hits[0]]
+    question_terms = set(terms(ctx.question))
+    covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
+    for hit in hits[1:]:
+        if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= MAX_PASSAGES:
+            break
+        new = (question_terms & set(terms(_words(ctx, hit.passage)))) - covered
+        tie = hit.score >= TIE_SHARE * hits[0].score and hit.passage.subject != hits[0].passage.subject
+        if (new or tie or not REQUIRE_NEW) and all(
+            hit.passage.text[:60] != c.passage.text[:60] for c in chosen
+        ):
+            chosen.append(hit)
+            covered |= new
+    parts: list[str] = []
+    subjects: list[str] = []
+    for hit in chosen:
+        passage = hit.passage
+        _record(ctx, passage)
+        parts.append(sentence(first_sentences(passage.text, 420)))
+        definition = _definition(ctx, passage)
+        if definition and definition[:50].lower() not in " ".join(parts).lower():
+            parts.append(sentence(first_sentences(definition, 240)))
+        if passage.subject not in subjects:
+            subjects.append(passage.subject)
+    for subject in subjects[:2]:
+        where = _whereabouts(ctx, subject, " ".join(parts))
+        if where:
+            parts.append(where)
+    confidence = 0.35 + 0.6 * min(1.0, hits[0].score)
+    intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
+    return ctx.answer(" ".join(parts), intent, confidence)
+
+
+def _definition(ctx: Context, passage: Passage) -> str | None:
+    """The subject's definition, said beside a passage that is not itself the definition: "X is a
+    parameter of vLLM" or a note means little without what X is."""
+    if passage.predicate == SKOS_DEFINITION:
+        return None
+    rec = ctx.catalog.get(passage.subject)
+    if rec is None or not rec.definition:
+        return None
+    ctx.evidence.fact(passage.subject, SKOS_DEFINITION, rec.definition)
+    return rec.definition
+
+
+def _words(ctx: Context, passage: Passage) -> str:
+    return f"{ctx.catalog.display(passage.subject)} {passage.text}"
+
+
+def _record(ctx: Context, passage: Passage) -> None:
+    ctx.evidence.entity(passage.subject)
+    ctx.evidence.queries(ctx.facts(passage.subject))
+    if passage.relation:
+        ctx.evidence.entity(passage.object)
+        ctx.evidence.fact(passage.subject, passage.predicate, URIRef(passage.object))
+    else:
+        ctx.evidence.fact(passage.subject, passage.predicate, passage.object)
+
+
+def _is_problem(ctx: Context, iri: str) -> bool:
+    return any(ctx.catalog.is_a(iri, SG[c]) for c in PROBLEMS)
+
+
+def _whereabouts(ctx: Context, iri: str, said: str) -> str:
+    """Where the subject sits in the stack, and for a problem its causes and checks, leaving out
+    what the answer already says."""
+    facts = ctx.facts(iri)
+    label = ctx.catalog.display(iri)
+    low = said.lower()
+    parts: list[str] = []
+    if _is_problem(ctx, iri):
+        from stackgraph.graph.answering.symptoms import _layers_by_model, where_to_look
+
+        owners = facts.iris(SG.ownedBy) + facts.iris(SG.leadsTo)
+        if owners:
+            for layer in owners:
+                ctx.evidence.fact(iri, SG.ownedBy, layer)
+                ctx.evidence.entity(layer)
+            parts.append(f"{label} is owned by {_layers_by_model(ctx, list(dict.fromkeys(owners)))}.")
+        causes = [c for c in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause)]
+        names = [ctx.catalog.display(c) for c in causes if ctx.catalog.display(c).lower() not in low]
+        if names:
+            for cause in causes:
+                ctx.evidence.fact(iri, SG.likelyCause, cause)
+            parts.append(f"Likely cause: {join(names[:3], 'or')}.")
+        look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]
+        if look:
+            parts.append(f"Where to look: {join(look[:3])}.")
+        conclusion = facts.text(SG.conclusion)
+        if conclusion and conclusion[:40].lower() not in low:
+            ctx.evidence.fact(iri, SG.conclusion, conclusion)
+            parts.insert(0, sentence(f"{label} points to {first_sentences(conclusion, 240)}"))
+        return " ".join(parts)
+    if ctx.catalog.is_a(iri, SG.Layer):
+        return ""
+    command = facts.text(SG.commandText)
+    if command and command not in said:
+        from stackgraph.graph.answering.symptoms import one_line
+
+        ctx.evidence.fact(iri, SG.commandText, command)
+        parts.append(f"Run `{one_line(command)}`.")
+    places = placements(ctx, iri)
+    if places:
+        parts.append(sentence(f"{label} fits in {describe_places(ctx, places, ctx.model_hint)}"))
+        return " ".join(parts)
+    targets = facts.iris(SG.appliesTo) + facts.iris(SG.ownedBy)
+    layers = [t for t in targets if ctx.catalog.is_a(t, SG.Layer)]
+    if layers:
+        for layer in layers:
+            ctx.evidence.fact(iri, SG.appliesTo, layer)
+            ctx.evidence.entity(layer)
+        return sentence(
+            f"It applies to {join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])}"
+        )
+    return ""
+
+
+def supplement(ctx: Context, answer: Answer) -> Answer:
+    """``answer`` plus the passages that match the question best and that it does not say.
+
+    A question about one property of an entity ("what is the most common threat in MCP
+    development?", "what are the benefits of GPUDirect Storage?") is often answered by where the
+    entity fits or by its definition; the statements that match the whole question are then added
+    rather than lost: those that cover words the answer leaves out, or that match the question
+    clearly better than the rest. Word overlap only: no model encode for this.
+    """
+    said = answer.answer.lower()
+    missing = set(terms(ctx.question)) - set(terms(answer.answer))
+    weight = ctx.engine.lexical.weight
+    added: list[Passage] = []
+    for hit in rank(ctx, k=4, use_semantic=False):
+        passage = hit.passage
+        if len(added) >= SUPPLEMENT_MAX or hit.score < MIN_SCORE or passage.text[:60].lower() in said:
+            continue
+        adds = missing & set(terms(_words(ctx, passage)))
+        share = sum(weight(t) for t in adds) / max(1e-9, sum(weight(t) for t in missing)) if missing else 0.0
+        if share >= SUPPLEMENT_SHARE or hit.score >= SUPPLEMENT_SCORE:
+            added.append(passage)
+            missing -= adds
+    if not added:
+        return answer
+    ctx.evidence = Evidence(ctx.engine)
+    text = answer.answer
+    for passage in added:
+        extra = sentence(first_sentences(passage.text, 300))
+        if len(text) + len(extra) + 7 > MAX_ANSWER_CHARS:
+            break
+        _record(ctx, passage)
+        text += f" {'Also: ' if text == answer.answer else ''}{extra}"
+    if text == answer.answer:
+        return answer
+    return replace(
+        answer,
+        answer=text,
+        facts=answer.facts + tuple(f for f in ctx.evidence.facts if f not in answer.facts),
+        entities=answer.entities + tuple(e for e in ctx.evidence.entities if e not in answer.entities),
+        sources=answer.sources + tuple(s for s in ctx.evidence.sources if s not in answer.sources),
+    )
