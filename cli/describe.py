@@ -78,5 +78,5 @@ def render(page) -> str:
             lines.append(f"  … and {len(page.incoming) - 60} more")
     if page.sources:
         lines += ["", "Sources:"]
-        lines += [f"  {s.document} § {s.section}" for s in page.sources]
+        lines += [f"  {s.display}" for s in page.sources]
     return "\n".join(lines)

@@ -61,14 +61,37 @@ class Fact:
 
 @dataclass(frozen=True)
 class SourceRef:
-    """Where a fact came from: a seed document (by file name) and a section."""
+    """Where a fact came from: a seed document and a section.
 
+    People read ``display`` ("The Nine-Layer Model § Where other technologies fit"); ``document``
+    (the seed's file name) and ``iri`` stay as identifiers for tools and links.
+    """
+
+    #: The seed document's file name: an identifier, never shown alone as a source.
     document: str
     section: str
     iri: str
+    #: The document's title (dct:title); the file name when the graph gives none.
+    title: str = ""
+    #: A short name for the document (sg:shortName), for tight spaces; the title when none.
+    short: str = ""
+
+    @property
+    def display(self) -> str:
+        """ "title § section": how every surface cites a source."""
+        return f"{self.title or self.document} § {self.section}"
+
+    @property
+    def short_display(self) -> str:
+        """ "short name § section", for narrow places (TUI side panels)."""
+        return f"{self.short or self.title or self.document} § {self.section}"
 
     def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+        data = asdict(self)
+        data["title"] = self.title or self.document
+        data["short"] = self.short or data["title"]
+        data["display"] = self.display
+        return data
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def link_rows(desc: EntityDescription) -> list[tuple[Content, str | None, bool]]
                     rows.append((Content.assemble("    ", str(edge.value), qualifier), None, False))
     if desc.sources:
         rows.append((Content.styled("sources", "bold"), None, True))
-        rows.extend((Content(f"    {s.document} § {s.section}"), None, False) for s in desc.sources)
+        rows.extend((Content(f"    {s.display}"), None, False) for s in desc.sources)
     return rows
 
 

@@ -200,12 +200,4 @@ def predicate_label(engine: Engine, predicate: str) -> str:
 
 
 def _section_ref(engine: Engine, section: str) -> SourceRef | None:
-    sections = engine.sections
-    if not sections:
-        query = (
-            PREFIX_DECL
-            + "SELECT ?s ?l ?f WHERE { ?s a sg:SourceSection ; rdfs:label ?l ; dct:isPartOf ?d . ?d sg:fileName ?f }"
-        )
-        for row in engine.graph.query(query):
-            sections[str(row.s)] = SourceRef(document=str(row.f), section=str(row.l), iri=str(row.s))
-    return sections.get(section)
+    return engine.catalog.sections.get(section)
