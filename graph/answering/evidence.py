@@ -23,21 +23,24 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 
 DCT_SOURCE = "http://purl.org/dc/terms/source"
+#: Predicates whose objects are qualified relation nodes (named kg:placement-..., kg:stress-...), read
+#: through; a blank node anywhere is read the same way (a user's file may still use them).
+_QUALIFIED = frozenset({str(SG.placement), str(SG.stress)})
 
 OUTGOING = (
     PREFIX_DECL
     + """SELECT ?p ?o ?qp ?qo WHERE {
   <$e> ?p ?o .
-  OPTIONAL { FILTER(isBlank(?o)) ?o ?qp ?qo }
+  OPTIONAL { FILTER(isBlank(?o) || ?p IN (sg:placement, sg:stress)) ?o ?qp ?qo }
 }"""
 )
 
 INCOMING = (
     PREFIX_DECL
     + """SELECT ?s ?p ?via WHERE {
-  { ?s ?p <$e> . FILTER(!isBlank(?s)) }
+  { ?s ?p <$e> . FILTER(!isBlank(?s) && ?p NOT IN (sg:layer, rdf:subject, rdf:object)) }
   UNION
-  { ?b ?via <$e> . ?s ?p ?b . FILTER(isBlank(?b)) }
+  { ?b ?via <$e> . ?s ?p ?b . FILTER(isBlank(?b) || ?p IN (sg:placement, sg:stress)) }
 }"""
 )
 
@@ -97,7 +100,7 @@ def fetch(engine: Engine, iri: str) -> EntityFacts:
     blanks: dict[str, dict[str, list[rdflib.term.Node]]] = {}
     for row in engine.graph.query(out_q):
         p, o = str(row.p), row.o
-        if isinstance(o, BNode):
+        if isinstance(o, BNode) or p in _QUALIFIED:
             props = blanks.get(str(o))
             if props is None:
                 props = blanks[str(o)] = defaultdict(list)

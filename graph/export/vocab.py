@@ -58,6 +58,13 @@ SKOS_INVERSES = {str(SKOS.narrowMatch): str(SKOS.broadMatch), str(SKOS.narrower)
 #: Qualified relation -> the shortcut predicate it qualifies (drawn with the shortcut's label).
 QUALIFIED = {SG.placement: SG.fitsIn, SG.stress: SG.stresses}
 
+
+def is_qualified(predicate: rdflib.term.Node, obj: rdflib.term.Node) -> bool:
+    """Whether ``obj`` is a qualified relation node to read through rather than an entity: the
+    object of sg:placement or sg:stress (named, kg:placement-...), or a blank node (user files)."""
+    return isinstance(obj, rdflib.BNode) or (predicate in QUALIFIED and isinstance(obj, rdflib.URIRef))
+
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
