@@ -68,6 +68,7 @@ class FactOut(BaseModel):
     object_label: str
     basis: str = Field(default="stated", description="stated, inferred, reconstructed or authored.")
     source: SourceOut | None = Field(default=None, description="The section this statement rests on.")
+    sources: list[SourceOut] = Field(default_factory=list, description="Every section it rests on.")
 
 
 class PathEdgeOut(BaseModel):
@@ -106,6 +107,9 @@ class EdgeOut(BaseModel):
     predicate_label: str
     value: EntityRefOut | str = Field(description="The entity at the other end, or a literal value.")
     qualifier: str | None = None
+    basis: str = Field(default="stated", description="stated, inferred, reconstructed or authored.")
+    source: SourceOut | None = Field(default=None, description="The section this statement rests on.")
+    sources: list[SourceOut] = Field(default_factory=list, description="Every section it rests on.")
 
 
 class PlacementOut(BaseModel):

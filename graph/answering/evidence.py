@@ -142,15 +142,34 @@ class Evidence:
         self.entities: list[EntityRef] = []
         self.facts: list[Fact] = []
         self.sources: list[SourceRef] = []
+        #: The sections of the entities used, cited only when no fact has a source (see cited()).
+        self.entity_sources: list[SourceRef] = []
         self.sparql: list[str] = []
 
     def entity(self, iri: str) -> EntityRef:
         ref = self.catalog.ref(iri)
         if all(e.iri != ref.iri for e in self.entities):
             self.entities.append(ref)
-        for source in self.catalog.get(iri).sources if self.catalog.get(iri) else []:
-            self.source(source)
+        rec = self.catalog.get(iri)
+        for source in rec.sources if rec else []:
+            if source not in self.entity_sources:
+                self.entity_sources.append(source)
         return ref
+
+    def cited(self) -> list[SourceRef]:
+        """The sources an answer cites: those its answerer named, then each fact's own sections.
+        An entity's other sections (a layer's, cited for everything it holds) are cited only when
+        the answer used no fact that has a source of its own."""
+        cited = list(self.sources)
+        for fact in self.facts:
+            for source in fact.sources:
+                if source not in cited:
+                    cited.append(source)
+        return cited or list(self.entity_sources)
+
+    def inferred(self) -> list[Fact]:
+        """The facts used that the seeds do not state (our reading): the answer must say so."""
+        return [f for f in self.facts if f.basis == "inferred"]
 
     def source(self, source: SourceRef) -> None:
         if source not in self.sources:
@@ -178,6 +197,7 @@ class Evidence:
         else:
             obj_text = str(obj)
             object_label = obj_label or self.catalog.display(obj_text)
+        prov = self.engine.provenance.of(subject, predicate, obj_text)
         fact = Fact(
             subject=subject,
             predicate=predicate,
@@ -185,6 +205,9 @@ class Evidence:
             subject_label=self.catalog.display(subject),
             predicate_label=predicate_label(self.engine, predicate),
             object_label=object_label,
+            basis=prov.basis,
+            source=prov.source,
+            sources=prov.sources,
         )
         if fact not in self.facts:
             self.facts.append(fact)
