@@ -49,7 +49,7 @@ def _render_text(answer: Answer, explain: bool) -> str:
         pass  # the answer text already names the suggestions
     if answer.sources:
         lines.append("")
-        lines.append("Sources: " + "; ".join(f"{s.document} § {s.section}" for s in answer.sources[:6]))
+        lines.append("Sources: " + "; ".join(s.display for s in answer.sources[:6]))
     if explain:
         lines.append(f"Intent: {answer.intent}  confidence {answer.confidence:.2f}")
         for fact in answer.facts:

@@ -47,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: Bases an edge is marked with: the graph's reading rather than the seed's words.
+READINGS = ("inferred", "reconstructed")
+
+
 def render(page) -> str:
     entity = page.entity
     lines = [entity.display, f"  IRI:   {entity.iri}", f"  Types: {', '.join(page.types)}"]
@@ -68,15 +72,17 @@ def render(page) -> str:
         for edge in page.outgoing:
             value = edge.value if isinstance(edge.value, str) else edge.value.display
             qualifier = f" [{edge.qualifier}]" if edge.qualifier else ""
-            lines.append(f"  {edge.predicate_label}: {value}{qualifier}")
+            basis = f" ({edge.basis})" if edge.basis in READINGS else ""
+            lines.append(f"  {edge.predicate_label}: {value}{qualifier}{basis}")
     if page.incoming:
         lines += ["", "Incoming:"]
         for edge in page.incoming[:60]:
             qualifier = f" ({edge.qualifier})" if edge.qualifier else ""
-            lines.append(f"  {edge.value.display} —{edge.predicate_label}{qualifier}→")
+            basis = f" ({edge.basis})" if edge.basis in READINGS else ""
+            lines.append(f"  {edge.value.display} —{edge.predicate_label}{qualifier}→{basis}")
         if len(page.incoming) > 60:
             lines.append(f"  … and {len(page.incoming) - 60} more")
     if page.sources:
         lines += ["", "Sources:"]
-        lines += [f"  {s.document} § {s.section}" for s in page.sources]
+        lines += [f"  {s.display}" for s in page.sources]
     return "\n".join(lines)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import rdflib
 
 from stackgraph.graph.model import EntityRef, SourceRef
+from stackgraph.graph.sources import read_sections
 from stackgraph.graph.store import KG, PREFIXES, SG
 
 PREFIX_DECL = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
@@ -38,10 +39,9 @@ SELECT ?e ?label ?type ?typeLabel ?alt ?hidden ?code ?model ?modelLabel ?definit
 _SOURCE_QUERY = (
     PREFIX_DECL
     + """
-SELECT ?s ?section ?sectionLabel ?file WHERE {
+SELECT ?s ?section WHERE {
   ?s dct:source ?section .
-  ?section rdfs:label ?sectionLabel ; dct:isPartOf ?doc .
-  ?doc sg:fileName ?file .
+  ?section dct:isPartOf ?doc .
 }
 """
 )
@@ -111,12 +111,13 @@ class Catalog:
                 or (len(str(row.definition)), str(row.definition)) > (len(rec.definition), rec.definition)
             ):
                 rec.definition = str(row.definition)  # the fullest definition, ties broken by text
+        #: Every source section by IRI, cited "title § section" (see graph.sources).
+        self.sections, self.section_positions = read_sections(graph)
         for row in graph.query(_SOURCE_QUERY):
             rec = self.records.get(str(row.s))
-            if rec is not None:
-                ref = SourceRef(document=str(row.file), section=str(row.sectionLabel), iri=str(row.section))
-                if ref not in rec.sources:
-                    rec.sources.append(ref)
+            ref = self.sections.get(str(row.section))
+            if rec is not None and ref is not None and ref not in rec.sources:
+                rec.sources.append(ref)
         for rec in self.records.values():
             rec.sources.sort(key=lambda s: s.iri)
         # Row order differs between stores; a sorted catalog keeps ties (and so answers) stable.

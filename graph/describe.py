@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from rdflib import Literal, URIRef
 
 from stackgraph.graph.answering.evidence import fetch, predicate_label
-from stackgraph.graph.model import Edge, EntityDescription, LayerInfo, Placement, SourceRef
+from stackgraph.graph.model import Edge, EntityDescription, EntityRef, LayerInfo, Placement, SourceRef
 from stackgraph.graph.store import SG
 
 if TYPE_CHECKING:
@@ -64,13 +64,34 @@ def describe(engine: Engine, iri: str) -> EntityDescription:
         merged.values(),
         key=lambda p: (p.layer.model or "", engine.positions.get(p.layer.iri, 99), p.role or ""),
     )
+    prov = engine.provenance
+
+    def edge(
+        subject: str,
+        predicate: str,
+        obj: object,
+        shown: EntityRef | str,
+        qualifier: str | None = None,
+        label: str | None = None,
+    ) -> Edge:
+        """An edge with its own statement's basis and sources (graph.provenance)."""
+        found = prov.of(subject, predicate, str(obj))
+        return Edge(
+            predicate if label is None else label[0],
+            label[1] if label else predicate_label(engine, predicate),
+            shown,
+            qualifier,
+            found.basis,
+            found.sources,
+        )
+
     outgoing: list[Edge] = []
     for predicate, values in sorted(facts.out.items()):
         if predicate in _OWN_FIELDS:
             continue
         for value in values:
             shown = str(value) if isinstance(value, Literal) else catalog.ref(value)
-            outgoing.append(Edge(predicate, predicate_label(engine, predicate), shown))
+            outgoing.append(edge(iri, predicate, value, shown))
     for predicate, nodes in sorted(facts.qualified.items()):
         if predicate == str(SG.placement):
             continue
@@ -79,23 +100,24 @@ def describe(engine: Engine, iri: str) -> EntityDescription:
             level = q.one(SG.level)
             if layer is not None:
                 qualifier = str(level).rsplit("#", 1)[-1] if level is not None else None
-                outgoing.append(
-                    Edge(predicate, predicate_label(engine, predicate), catalog.ref(layer), qualifier)
-                )
+                outgoing.append(edge(iri, predicate, layer, catalog.ref(layer), qualifier))
     incoming: list[Edge] = []
     for predicate, subjects in sorted(facts.inc.items()):
         if predicate in _OWN_FIELDS:
             continue
         for subject in sorted(subjects, key=lambda s: catalog.label(s).lower()):
-            incoming.append(Edge(predicate, predicate_label(engine, predicate), catalog.ref(subject)))
+            incoming.append(edge(subject, predicate, iri, catalog.ref(subject)))
     for predicate, pairs in sorted(facts.inc_qualified.items()):
         for subject, via in sorted(pairs):
+            # Read through the qualified node: its basis and sources are the placement's or stress's.
             incoming.append(
-                Edge(
-                    via,
-                    predicate_label(engine, via),
+                edge(
+                    subject,
+                    predicate,
+                    iri,
                     catalog.ref(subject),
                     predicate_label(engine, predicate),
+                    label=(via, predicate_label(engine, via)),
                 )
             )
     outgoing.sort(

@@ -24,6 +24,7 @@ from stackgraph.graph.model import (
     TriageState,
     UnknownEntity,
 )
+from stackgraph.graph.provenance import ProvenanceIndex
 from stackgraph.graph.store import KG, SG, LoadedGraph, load_graph
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ class Engine:
         self._classes: dict[str, str] = {}
         self._members: dict[tuple[str, ...], list[str]] = {}
         self._lock = threading.Lock()
+        self._provenance: ProvenanceIndex | None = None
         # Read-through caches, filled on first use; the graph does not change while an engine lives.
         #: Each entity's edges (answering.evidence.fetch).
         self.facts_cache: dict[str, EntityFacts] = {}
@@ -133,6 +135,15 @@ class Engine:
 
                     self._passages = build(self)
         return self._passages
+
+    @property
+    def provenance(self) -> ProvenanceIndex:
+        """Each statement's source section and basis, read on first use (one query)."""
+        if self._provenance is None:
+            with self._lock:
+                if self._provenance is None:
+                    self._provenance = ProvenanceIndex(self.graph, self.catalog)
+        return self._provenance
 
     # ------------------------------------------------------------------ linking
 

@@ -42,7 +42,8 @@ class EntityRef:
 
 @dataclass(frozen=True)
 class Fact:
-    """One triple an answer used, with human labels for each part."""
+    """One triple an answer used, with human labels for each part and the statement's own
+    provenance: its basis and the section it rests on (not its subject's sources)."""
 
     subject: str
     predicate: str
@@ -50,9 +51,25 @@ class Fact:
     subject_label: str
     predicate_label: str
     object_label: str
+    #: "stated", "inferred", "reconstructed" or "authored" (graph.provenance).
+    basis: str = "stated"
+    #: The section the statement rests on (the first of ``sources``), when the graph knows one.
+    source: SourceRef | None = None
+    #: Every section the statement rests on, in document order.
+    sources: tuple[SourceRef, ...] = ()
 
-    def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+            "subject_label": self.subject_label,
+            "predicate_label": self.predicate_label,
+            "object_label": self.object_label,
+            "basis": self.basis,
+            "source": self.source.to_dict() if self.source else None,
+            "sources": [s.to_dict() for s in self.sources],
+        }
 
     @property
     def text(self) -> str:
@@ -61,14 +78,37 @@ class Fact:
 
 @dataclass(frozen=True)
 class SourceRef:
-    """Where a fact came from: a seed document (by file name) and a section."""
+    """Where a fact came from: a seed document and a section.
 
+    People read ``display`` ("The Nine-Layer Model § Where other technologies fit"); ``document``
+    (the seed's file name) and ``iri`` stay as identifiers for tools and links.
+    """
+
+    #: The seed document's file name: an identifier, never shown alone as a source.
     document: str
     section: str
     iri: str
+    #: The document's title (dct:title); the file name when the graph gives none.
+    title: str = ""
+    #: A short name for the document (sg:shortName), for tight spaces; the title when none.
+    short: str = ""
+
+    @property
+    def display(self) -> str:
+        """ "title § section": how every surface cites a source."""
+        return f"{self.title or self.document} § {self.section}"
+
+    @property
+    def short_display(self) -> str:
+        """ "short name § section", for narrow places (TUI side panels)."""
+        return f"{self.short or self.title or self.document} § {self.section}"
 
     def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+        data = asdict(self)
+        data["title"] = self.title or self.document
+        data["short"] = self.short or data["title"]
+        data["display"] = self.display
+        return data
 
 
 @dataclass(frozen=True)
@@ -140,12 +180,19 @@ class Edge:
     value: EntityRef | str
     #: Extra detail of a qualified relation (the role of a placement, a stress level).
     qualifier: str | None = None
+    #: The statement's basis: "stated", "inferred", "reconstructed" or "authored".
+    basis: str = "stated"
+    #: The sections the statement rests on (its own, not its subject's), in document order.
+    sources: tuple[SourceRef, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         value = self.value.to_dict() if isinstance(self.value, EntityRef) else self.value
         data = {"predicate": self.predicate, "predicate_label": self.predicate_label, "value": value}
         if self.qualifier:
             data["qualifier"] = self.qualifier
+        data["basis"] = self.basis
+        data["source"] = self.sources[0].to_dict() if self.sources else None
+        data["sources"] = [s.to_dict() for s in self.sources]
         return data
 
 

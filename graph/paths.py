@@ -33,7 +33,7 @@ _EDGES = (
     + """SELECT ?s ?p ?o WHERE {
   { ?s ?p ?o . FILTER(isIRI(?o)) }
   UNION
-  { ?s ?via ?b . ?b sg:layer ?o . FILTER(isBlank(?b)) BIND(?via AS ?p) }
+  { ?s ?via ?b . ?b sg:layer ?o . FILTER(isBlank(?b) || ?via IN (sg:placement, sg:stress)) BIND(?via AS ?p) }
 }"""
 )
 

@@ -2,12 +2,13 @@
 
 The texts are every entity's labels and its describing sentences (definitions, notes, reasons,
 what a diagnostic shows, a triage branch's conclusion). The index is cached on disk keyed by the
-graph's content hash, so only the first run after the graph changes pays for embedding it; a query
-then costs one encode (onnxruntime, a few ms) and one matrix product.
+texts it embeds (a hash of every (entity, text) pair), so only the first run after those change pays
+for embedding them; a query then costs one encode (onnxruntime, a few ms) and one matrix product.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering.text import first_sentences
@@ -38,7 +39,10 @@ class SemanticIndex:
             for text in sorted(lexical.sentences.get(iri, ())):
                 pairs.append((iri, first_sentences(text, MAX_TEXT_CHARS)))
         embedder = Embedder()
-        index = EmbeddingIndex.load_or_build(pairs, engine.loaded.content_hash + TEXTS_VERSION, embedder)
+        # Keyed by the texts embedded, not by the whole graph: provenance, shapes or statement
+        # nodes can change without costing a rebuild of the index.
+        digest = hashlib.sha256("\n".join(f"{iri}\t{text}" for iri, text in pairs).encode()).hexdigest()[:16]
+        index = EmbeddingIndex.load_or_build(pairs, digest + TEXTS_VERSION, embedder)
         return cls(index, embedder)
 
     def search(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:

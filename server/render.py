@@ -24,7 +24,10 @@ def _refs(page: dict[str, Any] | None, limit: int = 8) -> str:
 def _sources(page: dict[str, Any] | None, limit: int = 3) -> str:
     if not page or not page["items"]:
         return ""
-    return "Sources: " + "; ".join(f"{s['document']} § {s['section']}" for s in page["items"][:limit])
+    return "Sources: " + "; ".join(
+        s.get("display") or f"{s.get('title') or s['document']} § {s['section']}"
+        for s in page["items"][:limit]
+    )
 
 
 def answer(data: dict[str, Any]) -> str:

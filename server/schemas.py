@@ -50,6 +50,15 @@ class EntityRefOut(BaseModel):
     score: float | None = Field(default=None, description="Match score 0-1 when the entity came from text.")
 
 
+class SourceOut(BaseModel):
+    document: str = Field(description="Seed document file name: an identifier, not for display.")
+    section: str
+    iri: str
+    title: str = Field(default="", description="The document's title.")
+    short: str = Field(default="", description="A short name for the document.")
+    display: str = Field(default="", description='How to cite it: "title § section".')
+
+
 class FactOut(BaseModel):
     subject: str
     predicate: str
@@ -57,12 +66,9 @@ class FactOut(BaseModel):
     subject_label: str
     predicate_label: str
     object_label: str
-
-
-class SourceOut(BaseModel):
-    document: str = Field(description="Seed document file name.")
-    section: str
-    iri: str
+    basis: str = Field(default="stated", description="stated, inferred, reconstructed or authored.")
+    source: SourceOut | None = Field(default=None, description="The section this statement rests on.")
+    sources: list[SourceOut] = Field(default_factory=list, description="Every section it rests on.")
 
 
 class PathEdgeOut(BaseModel):
@@ -101,6 +107,9 @@ class EdgeOut(BaseModel):
     predicate_label: str
     value: EntityRefOut | str = Field(description="The entity at the other end, or a literal value.")
     qualifier: str | None = None
+    basis: str = Field(default="stated", description="stated, inferred, reconstructed or authored.")
+    source: SourceOut | None = Field(default=None, description="The section this statement rests on.")
+    sources: list[SourceOut] = Field(default_factory=list, description="Every section it rests on.")
 
 
 class PlacementOut(BaseModel):

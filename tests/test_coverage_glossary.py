@@ -30,7 +30,8 @@ SYMPTOM, CAUSE, COMMAND, FLOWSTEP = SG.Symptom, SG.Cause, SG.Command, SG.FlowSte
 # Codes are the layers the entity must at least be placed in (stated or inferred).
 TERMS: list[tuple[str, URIRef, set[str], set[str]]] = [
     # 1. Hardware, Drivers & GPU Foundation
-    ("NVIDIA Drivers", TECH, {"L4", "L9"}, {"L2"}),
+    # Host kernel drivers run outside Kubernetes, L6-L9 (seed 000): not in L4 with the CUDA runtime.
+    ("NVIDIA Drivers", TECH, {"L9"}, {"L2"}),
     ("CUDA Toolkit", TECH, {"L4"}, {"L2"}),
     ("cuDNN", TECH, {"L4"}, set()),
     ("PyTorch", TECH, {"L2"}, set()),

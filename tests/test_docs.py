@@ -24,7 +24,8 @@ from stackgraph.graph.export.docsite import MANIFEST, write_docs
 MD_LINK = re.compile(r"(?<!!)\[(?:[^\]\\]|\\.)*\]\(([^)\s]+)\)")
 HTML_REF = re.compile(r"""\b(href|src)="([^"]*)\"""")
 ANCHOR_ID = re.compile(r"""\bid="([^"]+)\"""")
-SOURCE_LINE = re.compile(r"^\d+\. `[^`]+\.txt` § .+$", re.MULTILINE)
+#: A numbered citation by document title and section; a bare file name is not a citation.
+SOURCE_LINE = re.compile(r"^\d+\. (?!`?\d{3}_)[^`\n]+ § .+$", re.MULTILINE)
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +98,7 @@ def test_every_page_cites_sources(site: str, request: pytest.FixtureRequest) -> 
         sources = text.split("\n## Sources\n", 1)
         assert len(sources) == 2, f"{page.name} has no Sources section"
         assert SOURCE_LINE.search(sources[1]), f"{page.name} cites no document and section"
+        assert not re.search(r"\b\d{3}_[0-9a-f_a-z]+\.txt\b", sources[1]), f"{page.name} cites a file name"
 
 
 @pytest.mark.parametrize("site", ["fixture_site", "builtin_site"])

@@ -62,7 +62,7 @@ def details_markdown(answer: Answer) -> str:
             out.append(f"*…and {len(answer.facts) - MAX_FACTS} more.*")
     if answer.sources:
         out.append("**Sources**")
-        out.append("\n".join(f"- {s.document} § {s.section}" for s in answer.sources[:MAX_SOURCES]))
+        out.append("\n".join(f"- {s.display}" for s in answer.sources[:MAX_SOURCES]))
     if answer.sparql:
         out.append("**SPARQL** (ctrl+o opens it in the SPARQL tab)")
         out.extend(f"```sparql\n{strip_prefixes(query)}\n```" for query in answer.sparql)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Edge, EntityDescription
 
+#: Bases an edge is marked with: the graph's reading rather than the seed's words.
+READINGS = ("inferred", "reconstructed")
+
 EMPTY = "[dim]No entity yet: pick one in Browse (F3), press ctrl+g to jump to one by name, or ctrl+t on an answer.[/dim]"
 
 
@@ -76,7 +79,8 @@ def link_rows(desc: EntityDescription) -> list[tuple[Content, str | None, bool]]
         for label, group in _grouped(edges).items():
             rows.append((Content.styled(f"{direction}{label}", "bold"), None, True))
             for edge in group:
-                qualifier = Content.styled(f"  ({edge.qualifier})", "dim") if edge.qualifier else Content("")
+                marks = [m for m in (edge.qualifier, edge.basis if edge.basis in READINGS else None) if m]
+                qualifier = Content.styled(f"  ({', '.join(marks)})", "dim") if marks else Content("")
                 if isinstance(edge.value, EntityRef):
                     prompt = Content.assemble(
                         f"  {arrow} ", edge.value.display, ("  " + edge.value.type, "dim"), qualifier
@@ -86,7 +90,7 @@ def link_rows(desc: EntityDescription) -> list[tuple[Content, str | None, bool]]
                     rows.append((Content.assemble("    ", str(edge.value), qualifier), None, False))
     if desc.sources:
         rows.append((Content.styled("sources", "bold"), None, True))
-        rows.extend((Content(f"    {s.document} § {s.section}"), None, False) for s in desc.sources)
+        rows.extend((Content(f"    {s.display}"), None, False) for s in desc.sources)
     return rows
 
 

@@ -45,7 +45,7 @@ def conclusion_markdown(state: TriageState) -> str:
         out.append("**Commands to run**")
         out.append("```\n" + "\n".join(state.diagnostics) + "\n```")
     if state.sources:
-        out.append("**Sources** " + "; ".join(f"{s.document} § {s.section}" for s in state.sources[:6]))
+        out.append("**Sources** " + "; ".join(s.display for s in state.sources[:6]))
     return "\n\n".join(out)
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
-from stackgraph.graph.model import Answer
+from stackgraph.graph.model import Answer, Fact
 from stackgraph.graph.store import SG
 
 if TYPE_CHECKING:
@@ -75,17 +75,34 @@ class Context:
         return [c for c in self.candidates if not any(self.catalog.is_a(c.iri, SG[k]) for k in classes)]
 
     def answer(self, text: str, intent: str, confidence: float) -> Answer:
-        from stackgraph.graph.answering.text import clip
-
         ev = self.evidence
         return Answer(
             question=self.question,
             answered=True,
-            answer=clip(text),
+            answer=say_inferred(text, ev.inferred()),
             intent=intent,
             confidence=max(0.0, min(1.0, confidence)),
             entities=tuple(ev.entities),
             facts=tuple(ev.facts),
-            sources=tuple(ev.sources),
+            sources=tuple(ev.cited()),
             sparql=tuple(ev.sparql),
         )
+
+
+#: How many inferred facts an answer names before "and N more".
+MAX_INFERRED_NAMED = 2
+
+
+def say_inferred(text: str, inferred: list[Fact]) -> str:
+    """The answer text, saying which of the facts it rests on are inferred (our reading of the
+    seeds, not stated in them), unless the text already says so."""
+    from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, clip
+
+    if not inferred or "inferred" in text.lower():
+        return clip(text)
+    named = "; ".join(f.text for f in inferred[:MAX_INFERRED_NAMED])
+    more = len(inferred) - MAX_INFERRED_NAMED
+    tail = f" and {more} more" if more > 0 else ""
+    note = f" (Inferred, not stated in the sources: {named}{tail}.)"
+    # The note is never the part cut: the answer makes room for it.
+    return clip(text.rstrip(), max(MAX_ANSWER_CHARS - len(note), MAX_ANSWER_CHARS // 2)) + note

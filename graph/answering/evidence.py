@@ -23,21 +23,24 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 
 DCT_SOURCE = "http://purl.org/dc/terms/source"
+#: Predicates whose objects are qualified relation nodes (named kg:placement-..., kg:stress-...), read
+#: through; a blank node anywhere is read the same way (a user's file may still use them).
+_QUALIFIED = frozenset({str(SG.placement), str(SG.stress)})
 
 OUTGOING = (
     PREFIX_DECL
     + """SELECT ?p ?o ?qp ?qo WHERE {
   <$e> ?p ?o .
-  OPTIONAL { FILTER(isBlank(?o)) ?o ?qp ?qo }
+  OPTIONAL { FILTER(isBlank(?o) || ?p IN (sg:placement, sg:stress)) ?o ?qp ?qo }
 }"""
 )
 
 INCOMING = (
     PREFIX_DECL
     + """SELECT ?s ?p ?via WHERE {
-  { ?s ?p <$e> . FILTER(!isBlank(?s)) }
+  { ?s ?p <$e> . FILTER(!isBlank(?s) && ?p NOT IN (sg:layer, rdf:subject, rdf:object)) }
   UNION
-  { ?b ?via <$e> . ?s ?p ?b . FILTER(isBlank(?b)) }
+  { ?b ?via <$e> . ?s ?p ?b . FILTER(isBlank(?b) || ?p IN (sg:placement, sg:stress)) }
 }"""
 )
 
@@ -97,7 +100,7 @@ def fetch(engine: Engine, iri: str) -> EntityFacts:
     blanks: dict[str, dict[str, list[rdflib.term.Node]]] = {}
     for row in engine.graph.query(out_q):
         p, o = str(row.p), row.o
-        if isinstance(o, BNode):
+        if isinstance(o, BNode) or p in _QUALIFIED:
             props = blanks.get(str(o))
             if props is None:
                 props = blanks[str(o)] = defaultdict(list)
@@ -139,15 +142,34 @@ class Evidence:
         self.entities: list[EntityRef] = []
         self.facts: list[Fact] = []
         self.sources: list[SourceRef] = []
+        #: The sections of the entities used, cited only when no fact has a source (see cited()).
+        self.entity_sources: list[SourceRef] = []
         self.sparql: list[str] = []
 
     def entity(self, iri: str) -> EntityRef:
         ref = self.catalog.ref(iri)
         if all(e.iri != ref.iri for e in self.entities):
             self.entities.append(ref)
-        for source in self.catalog.get(iri).sources if self.catalog.get(iri) else []:
-            self.source(source)
+        rec = self.catalog.get(iri)
+        for source in rec.sources if rec else []:
+            if source not in self.entity_sources:
+                self.entity_sources.append(source)
         return ref
+
+    def cited(self) -> list[SourceRef]:
+        """The sources an answer cites: those its answerer named, then each fact's own sections.
+        An entity's other sections (a layer's, cited for everything it holds) are cited only when
+        the answer used no fact that has a source of its own."""
+        cited = list(self.sources)
+        for fact in self.facts:
+            for source in fact.sources:
+                if source not in cited:
+                    cited.append(source)
+        return cited or list(self.entity_sources)
+
+    def inferred(self) -> list[Fact]:
+        """The facts used that the seeds do not state (our reading): the answer must say so."""
+        return [f for f in self.facts if f.basis == "inferred"]
 
     def source(self, source: SourceRef) -> None:
         if source not in self.sources:
@@ -175,6 +197,7 @@ class Evidence:
         else:
             obj_text = str(obj)
             object_label = obj_label or self.catalog.display(obj_text)
+        prov = self.engine.provenance.of(subject, predicate, obj_text)
         fact = Fact(
             subject=subject,
             predicate=predicate,
@@ -182,6 +205,9 @@ class Evidence:
             subject_label=self.catalog.display(subject),
             predicate_label=predicate_label(self.engine, predicate),
             object_label=object_label,
+            basis=prov.basis,
+            source=prov.source,
+            sources=prov.sources,
         )
         if fact not in self.facts:
             self.facts.append(fact)
@@ -200,12 +226,4 @@ def predicate_label(engine: Engine, predicate: str) -> str:
 
 
 def _section_ref(engine: Engine, section: str) -> SourceRef | None:
-    sections = engine.sections
-    if not sections:
-        query = (
-            PREFIX_DECL
-            + "SELECT ?s ?l ?f WHERE { ?s a sg:SourceSection ; rdfs:label ?l ; dct:isPartOf ?d . ?d sg:fileName ?f }"
-        )
-        for row in engine.graph.query(query):
-            sections[str(row.s)] = SourceRef(document=str(row.f), section=str(row.l), iri=str(row.s))
-    return sections.get(section)
+    return engine.catalog.sections.get(section)

@@ -26,7 +26,7 @@ _FACT_QUERY = """
 SELECT ?s ?p ?o WHERE {
   VALUES ?s { %s }
   ?s ?p ?o .
-  FILTER(!isBlank(?o))
+  FILTER(!isBlank(?o) && ?p NOT IN (<https://w3id.org/stackgraph/ns#placement>, <https://w3id.org/stackgraph/ns#stress>))
 }
 """
 

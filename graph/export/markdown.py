@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rdflib import BNode, Literal, URIRef
+from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, RDFS, SKOS
 
 from stackgraph.graph.catalog import Catalog, local_name
@@ -24,7 +24,7 @@ from stackgraph.graph.export.view import (
     qualified_target,
     sources_of_node,
 )
-from stackgraph.graph.export.vocab import QUALIFIED, vocab_for
+from stackgraph.graph.export.vocab import QUALIFIED, is_qualified, vocab_for
 from stackgraph.graph.model import SourceRef
 from stackgraph.graph.store import SG
 
@@ -70,12 +70,12 @@ def fact_rows(sub: Subgraph, catalog: Catalog) -> list[FactRow]:
         qualified_targets = {
             (QUALIFIED[p], qualified_target(graph, o))
             for p, o in graph.predicate_objects(subject)
-            if isinstance(o, BNode) and p in QUALIFIED
+            if p in QUALIFIED and is_qualified(p, o)
         }
         for p, o in graph.predicate_objects(subject):
             if p in _ENTITY_COLUMNS:
                 continue
-            if isinstance(o, BNode):
+            if is_qualified(p, o):
                 target = qualified_target(graph, o)
                 relation = qualified_label(graph, vocab, p, o)
                 value = mdtext.md(catalog.display(target)) if target is not None else ""

@@ -63,8 +63,9 @@ def mermaid_block(diagram_text: str) -> str:
 
 
 def source_text(ref: SourceRef) -> str:
-    """ "`000_fa87….txt` § Where other technologies fit": a citation, document file and section."""
-    return f"{code(ref.document)} § {md(ref.section)}"
+    """ "The Nine-Layer Model § Where other technologies fit": a citation by document title and
+    section (the file name stays in the JSON and RDF exports as an identifier)."""
+    return f"{md(ref.title or ref.document)} § {md(ref.section)}"
 
 
 def numbered_sources(refs: Sequence[SourceRef]) -> str:

@@ -32,7 +32,7 @@ from rdflib.namespace import OWL, RDF, RDFS, XSD
 
 from stackgraph.graph.catalog import PREFIX_DECL, Catalog
 from stackgraph.graph.export.errors import ExportError
-from stackgraph.graph.export.vocab import NON_RELATIONS, QUALIFIED, Vocab, vocab_for
+from stackgraph.graph.export.vocab import NON_RELATIONS, QUALIFIED, Vocab, is_qualified, vocab_for
 from stackgraph.graph.store import PREFIXES
 
 #: Hops followed when the caller does not say.
@@ -50,8 +50,8 @@ SELECT DISTINCT ?n ?p ?m WHERE {
   %s
   { ?n ?p ?m }
   UNION { ?m ?p ?n }
-  UNION { ?n ?p ?b . FILTER(isBlank(?b)) ?b ?q ?m }
-  UNION { ?m ?p ?b . FILTER(isBlank(?b)) ?b ?q ?n }
+  UNION { ?n ?p ?b . FILTER(isBlank(?b) || ?p IN (<https://w3id.org/stackgraph/ns#placement>, <https://w3id.org/stackgraph/ns#stress>)) ?b ?q ?m }
+  UNION { ?m ?p ?b . FILTER(isBlank(?b) || ?p IN (<https://w3id.org/stackgraph/ns#placement>, <https://w3id.org/stackgraph/ns#stress>)) ?b ?q ?n }
   FILTER(isIRI(?m))
 }
 """
@@ -63,8 +63,8 @@ _TRIPLES_QUERY = """
 SELECT ?s ?p ?o ?q ?v ?r ?w WHERE {
   VALUES ?s { %s }
   { ?s ?p ?o %s }
-  UNION { ?s ?p ?o . FILTER(isBlank(?o)) ?o ?q ?v }
-  UNION { ?s ?p ?o . FILTER(isBlank(?o)) ?o ?q ?v . FILTER(isBlank(?v)) ?v ?r ?w }
+  UNION { ?s ?p ?o . FILTER(isBlank(?o) || ?p IN (<https://w3id.org/stackgraph/ns#placement>, <https://w3id.org/stackgraph/ns#stress>)) ?o ?q ?v }
+  UNION { ?s ?p ?o . FILTER(isBlank(?o) || ?p IN (<https://w3id.org/stackgraph/ns#placement>, <https://w3id.org/stackgraph/ns#stress>)) ?o ?q ?v . FILTER(isBlank(?v)) ?v ?r ?w }
 }
 """
 # Diagrams need the relations only: skip literals and the labels of leaves (much less to copy).
@@ -216,13 +216,13 @@ def _collect(
         if row.r is not None:
             around.setdefault(row.v, set()).add((row.r, row.w))
     out = new_memory_graph()
-    keep_bnodes: list[BNode] = []
+    keep_bnodes: list[rdflib.term.Node] = []  # qualified nodes: blank, or named (placements, stresses)
     for s, p, o in direct:
         if s not in nodeset:
             continue
         if isinstance(o, Literal):
             out.add((s, p, plain(o)))
-        elif isinstance(o, BNode):
+        elif is_qualified(p, o):
             if _follows(p, allowed):
                 out.add((s, p, o))
                 keep_bnodes.append(o)
@@ -231,7 +231,7 @@ def _collect(
                 out.add((s, p, o))
         elif str(o) not in catalog:
             out.add((s, p, o))  # a class, a source section, a stress level: a leaf
-    seen: set[BNode] = set()
+    seen: set[rdflib.term.Node] = set()
     while keep_bnodes:
         bnode = keep_bnodes.pop()
         if bnode in seen:
@@ -241,7 +241,7 @@ def _collect(
             out.add((bnode, p, plain(o)))
             if isinstance(o, BNode):
                 keep_bnodes.append(o)
-    leaves = {o for o in out.objects() if isinstance(o, URIRef) and o not in nodeset}
+    leaves = {o for o in out.objects() if isinstance(o, URIRef) and o not in nodeset and o not in seen}
     if leaves and not relations_only:
         described = graph.query(_LEAF_QUERY % _values(str(x) for x in leaves)).graph
         classes = set(out.objects(None, RDF.type))

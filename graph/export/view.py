@@ -13,12 +13,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import rdflib
-from rdflib import BNode, Literal, URIRef
+from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS
 
 from stackgraph.graph.catalog import Catalog
 from stackgraph.graph.export.subgraph import Subgraph
-from stackgraph.graph.export.vocab import NON_RELATIONS, QUALIFIED, Vocab, vocab_for
+from stackgraph.graph.export.vocab import NON_RELATIONS, QUALIFIED, Vocab, is_qualified, vocab_for
 from stackgraph.graph.model import SourceRef
 from stackgraph.graph.store import SG
 
@@ -119,7 +119,7 @@ def family_of(catalog: Catalog, iri: str) -> Family:
     return FAMILY_BY_KEY["entity"]
 
 
-def qualified_label(graph: rdflib.Graph, vocab: Vocab, predicate: URIRef, bnode: BNode) -> str:
+def qualified_label(graph: rdflib.Graph, vocab: Vocab, predicate: URIRef, bnode: rdflib.term.Node) -> str:
     """ "fits in (scale-up interconnect)", "stresses (critical, reconstructed)": a qualified
     relation read as its shortcut plus its role or level, and its basis unless stated."""
     shortcut = QUALIFIED.get(predicate)
@@ -134,7 +134,7 @@ def qualified_label(graph: rdflib.Graph, vocab: Vocab, predicate: URIRef, bnode:
     return f"{name} ({', '.join(parts)})" if parts else name
 
 
-def qualified_target(graph: rdflib.Graph, bnode: BNode) -> URIRef | None:
+def qualified_target(graph: rdflib.Graph, bnode: rdflib.term.Node) -> URIRef | None:
     """The entity a qualified relation points at: its sg:layer, else its first other IRI object."""
     layer = graph.value(bnode, SG.layer)
     if isinstance(layer, URIRef):
@@ -156,7 +156,7 @@ def relation_edges(sub: Subgraph, catalog: Catalog) -> list[tuple[str, str, str,
         for p, o in graph.predicate_objects(URIRef(s)):
             if p in NON_RELATIONS or p == DCTERMS.source:
                 continue
-            if isinstance(o, BNode):
+            if is_qualified(p, o):
                 target = qualified_target(graph, o)
                 if target is not None and str(target) in nodes:
                     qualified.append((s, str(p), str(target), qualified_label(graph, vocab, p, o)))

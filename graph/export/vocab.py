@@ -18,6 +18,7 @@ from rdflib.namespace import DCTERMS, RDF, RDFS, SKOS
 
 from stackgraph.graph.catalog import PREFIX_DECL, Catalog, local_name
 from stackgraph.graph.model import SourceRef
+from stackgraph.graph.sources import read_sections
 from stackgraph.graph.store import SG
 
 _PREDICATE_QUERY = (
@@ -32,16 +33,6 @@ SELECT ?p ?label WHERE {
 _SYMMETRIC_QUERY = PREFIX_DECL + "SELECT ?p WHERE { ?p a owl:SymmetricProperty }"
 _INVERSE_QUERY = PREFIX_DECL + "SELECT ?p ?q WHERE { ?p owl:inverseOf ?q }"
 _USED_PREDICATES_QUERY = "SELECT DISTINCT ?p WHERE { ?s ?p ?o }"
-_SECTION_QUERY = (
-    PREFIX_DECL
-    + """
-SELECT ?section ?label ?file ?position WHERE {
-  ?section dct:isPartOf ?doc ; rdfs:label ?label .
-  ?doc sg:fileName ?file .
-  OPTIONAL { ?section sg:position ?position }
-}
-"""
-)
 _VALUE_QUERY = (
     PREFIX_DECL
     + """
@@ -66,6 +57,13 @@ SKOS_SYMMETRIC = frozenset(
 SKOS_INVERSES = {str(SKOS.narrowMatch): str(SKOS.broadMatch), str(SKOS.narrower): str(SKOS.broader)}
 #: Qualified relation -> the shortcut predicate it qualifies (drawn with the shortcut's label).
 QUALIFIED = {SG.placement: SG.fitsIn, SG.stress: SG.stresses}
+
+
+def is_qualified(predicate: rdflib.term.Node, obj: rdflib.term.Node) -> bool:
+    """Whether ``obj`` is a qualified relation node to read through rather than an entity: the
+    object of sg:placement or sg:stress (named, kg:placement-...), or a blank node (user files)."""
+    return isinstance(obj, rdflib.BNode) or (predicate in QUALIFIED and isinstance(obj, rdflib.URIRef))
+
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -127,11 +125,7 @@ def _build(graph: rdflib.Graph) -> Vocab:
         p, q = sorted((str(row.p), str(row.q)))
         vocab.inverse_of.setdefault(q, p)
     vocab.used_predicates = frozenset(str(row.p) for row in graph.query(_USED_PREDICATES_QUERY))
-    for row in graph.query(_SECTION_QUERY):
-        iri = str(row.section)
-        vocab.sections[iri] = SourceRef(document=str(row.file), section=str(row.label), iri=iri)
-        if row.position is not None:
-            vocab.section_position[iri] = int(row.position)
+    vocab.sections, vocab.section_position = read_sections(graph)
     for row in graph.query(_VALUE_QUERY):
         iri = str(row.x)
         vocab.value_labels[iri] = str(row.label)
