@@ -8,16 +8,19 @@ synchronous and a tool may have to wait for the graph to finish loading.
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
+from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
+from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from stackgraph.graph.model import UnknownEntity
 from stackgraph.server import render, schemas
-from stackgraph.server.bounds import Bounds, decode_cursor
+from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, Bounds, decode_cursor
 from stackgraph.server.errors import UserError, tool_errors, unknown_entity_message
 from stackgraph.server.runtime import Runtime
 
@@ -28,13 +31,16 @@ if TYPE_CHECKING:
     from stackgraph.graph.model import Answer, EntityRef
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+#: ``ask`` reads only, but a call with a ``conversation_id`` adds a turn that later calls build on.
+STATEFUL_READ = {**READ_ONLY, "idempotentHint": False}
 
 #: Page sizes of the lists inside an answer.
 ANSWER_LIMITS = {"entities": 20, "facts": 25, "sources": 10, "sparql": 5, "path": 20, "suggestions": 5}
 #: Default edges per direction shown by `describe` at each detail level.
 DESCRIBE_LIMITS = {"names": 50, "summary": 15, "full": 50}
-#: Characters of an export returned per call.
-EXPORT_CHUNK = 12_000
+#: An export chunk's size as JSON (quotes and line breaks escaped), leaving room in the result's
+#: bound for the fields around it.
+EXPORT_CHUNK = MAX_STRUCTURED_CHARS - 1_500
 #: Members of a layer shown inline by `list_layers`.
 LAYER_MEMBERS_SHOWN = 6
 
@@ -82,15 +88,17 @@ def _to_dict(value: Any) -> Any:
 def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
     """Add every stackgraph tool to ``mcp``."""
 
-    def tool(model: type, title: str):
+    def tool(model: type, title: str, annotations: dict[str, bool] = READ_ONLY):
         def decorate(fn):
-            mcp.tool(
+            registered = Tool.from_function(
                 fn,
                 name=fn.__name__,
                 title=title,
-                output_schema=model.model_json_schema(),
-                annotations=READ_ONLY,
+                output_schema=schemas.output_schema(model),
+                annotations=ToolAnnotations(**annotations),
             )
+            registered.parameters = schemas.compact(registered.parameters)
+            mcp.add_tool(registered)
             return fn
 
         return decorate
@@ -166,7 +174,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 )
             return answer_result(tool_name, answer, None)
 
-    @tool(schemas.AnswerResult, "Ask stackgraph a question")
+    @tool(schemas.AnswerResult, "Ask stackgraph a question", STATEFUL_READ)
     def ask(
         question: Annotated[
             str,
@@ -532,14 +540,17 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 "total_chars": len(text),
                 "offset": offset,
             }
-            return bounds.finish(data, schemas.ExportResult, render.export)
+            return bounds.finish(data, schemas.ExportResult, render.export, raw_field="content")
 
 
 def _chunk(text: str, offset: int, size: int) -> str:
-    """Up to ``size`` characters from ``offset``, ending at a line break when one is near."""
+    """The text from ``offset`` whose JSON form (escapes included) is at most ``size`` characters,
+    ending at a line break when one is near, so each chunk is whole lines."""
     piece = text[offset : offset + size]
-    if offset + size < len(text):
+    while len(json.dumps(piece)) > size:
+        piece = piece[: max(1, len(piece) * size // len(json.dumps(piece)) - 8)]
+    if offset + len(piece) < len(text):
         cut = piece.rfind("\n")
-        if cut > size // 2:
+        if cut > len(piece) // 2:
             piece = piece[: cut + 1]
     return piece

@@ -184,3 +184,102 @@ class ExportResult(Bounded):
     content: str = Field(description="This chunk of the export; follow `cursor` for the rest.")
     total_chars: int
     offset: int
+
+
+# ----------------------------------------------------------------------------- compact schemas
+
+
+class PageInfo(BaseModel):
+    """What every page carries besides its items (shared by every ``Page_*`` definition)."""
+
+    total: int | None = Field(description="How many items the whole list has (None when unknown).")
+    offset: int = Field(description="Index of the first item of this page in the whole list.")
+    limit: int = Field(description="The most items a page of this list holds.")
+    truncated: bool = Field(description="True when more items follow this page.")
+    cursor: str | None = Field(
+        default=None,
+        description="Opaque; pass it to the same tool with the same arguments for the next page.",
+    )
+
+
+def output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s JSON Schema, written compactly for ``tools/list``.
+
+    Agents read every tool's schema on every session, and pydantic's schema repeats itself:
+    a title on every property, ``anyOf`` for every optional scalar, and the same five page fields
+    (with their descriptions) in every ``Page_*`` definition. Here the pages share one
+    ``PageInfo`` definition through ``allOf`` and the rest is written in its short form; what
+    validates is unchanged (tests validate every result against the schema sent)."""
+    schema = _compact(model.model_json_schema())
+    for name in Bounded.model_fields:  # described once, in the server's instructions
+        schema["properties"][name].pop("description", None)
+    defs = schema.setdefault("$defs", {})
+    for name in COMMON_DEFS & set(defs):
+        defs[name] = _undescribed(defs[name])
+    pages = [name for name in defs if name.startswith("Page_")]
+    if pages:
+        defs["PageInfo"] = _undescribed(_compact(PageInfo.model_json_schema()))
+        for name in pages:
+            definition = defs[name]
+            defs[name] = {
+                "type": "object",
+                "allOf": [{"$ref": "#/$defs/PageInfo"}],
+                "properties": {"items": definition["properties"]["items"]},
+                "required": ["items"],
+            }
+    return schema
+
+
+#: Definitions that recur in most tools' schemas; their fields are described once, in the server's
+#: instructions (``RESULT_CONVENTIONS``), rather than again in every tool.
+COMMON_DEFS = frozenset({"EntityRefOut", "SourceOut", "FactOut", "PathEdgeOut"})
+
+#: How every result is shaped; part of the server's instructions.
+RESULT_CONVENTIONS = """\
+Every result: lists are pages {items, total, offset, limit, truncated, cursor}; `truncated` is
+true when any list has more, and `cursor` (top level) continues every list: pass it back with
+the same arguments. `notice` says when a result was trimmed or answered something else. An
+entity is {iri, label, type, code and model for layers, score when matched from text}; a source
+is {document, section, iri} of a seed document. The text content carries the same record as
+JSON after a one-line summary.
+"""
+
+
+def _undescribed(node: Any) -> Any:
+    """``node`` without its field descriptions (for the definitions described once, above)."""
+    if isinstance(node, dict):
+        return {k: _undescribed(v) for k, v in node.items() if k != "description" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_undescribed(item) for item in node]
+    return node
+
+
+def compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema without generated titles and with short optional types (defaults kept)."""
+    return _compact(schema, keep_defaults=True)
+
+
+def _compact(node: Any, naming: bool = False, keep_defaults: bool = False) -> Any:
+    """Drop generated titles; write ``anyOf: [{type: X}, {type: null}]`` as ``type: [X, null]``.
+
+    ``naming`` is true for the mappings whose keys are names (``properties``, ``$defs``), where a
+    key called "title" is a property, not a title."""
+    if isinstance(node, list):
+        return [_compact(item, keep_defaults=keep_defaults) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {
+        k: _compact(v, k in ("properties", "$defs"), keep_defaults)
+        for k, v in node.items()
+        if naming or not (k == "title" or (k == "default" and v is None and not keep_defaults))
+    }
+    options = out.get("anyOf")
+    simple = isinstance(options, list) and all(
+        isinstance(o, dict) and "type" in o and isinstance(o["type"], str) and set(o) <= {"type", "pattern"}
+        for o in options
+    )
+    if simple and sum("pattern" in o for o in options) <= 1 and "type" not in out:
+        out.pop("anyOf")
+        out["type"] = [o["type"] for o in options]
+        out.update({k: v for o in options for k, v in o.items() if k == "pattern"})
+    return out

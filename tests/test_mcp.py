@@ -23,7 +23,14 @@ from stackgraph.graph.model import UnknownEntity
 from stackgraph.graph.store import PREFIXES
 from stackgraph.server import bounds as bounds_module
 from stackgraph.server import schemas
-from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, MAX_TEXT_CHARS, Bounds, decode_cursor
+from stackgraph.server.bounds import (
+    MAX_RESULT_CHARS,
+    MAX_STRUCTURED_CHARS,
+    MAX_TEXT_CHARS,
+    Bounds,
+    decode_cursor,
+    parse_text_content,
+)
 from stackgraph.server.http import BindRefused, check_bind, create_app, is_loopback
 from stackgraph.server.mcp_server import build_server
 from stackgraph.server.runtime import LRU
@@ -43,7 +50,7 @@ TOOLS = {
     "export_subgraph",
 }
 #: What "about 20,000 characters" means for one whole result (text plus structured JSON).
-RESULT_CAP = 20_000
+RESULT_CAP = MAX_RESULT_CHARS
 
 
 # ------------------------------------------------------------------------------------- fixtures
@@ -111,11 +118,27 @@ async def call(client, tool: str, arguments: dict, schemas_by_tool: dict[str, di
         text = "".join(block.text for block in result.content)
         size = len(text) + len(json.dumps(result.structured_content))
         assert size <= RESULT_CAP, f"{tool} returned {size} characters"
-        assert len(json.dumps(result.structured_content)) <= MAX_STRUCTURED_CHARS + 1_000
+        assert len(json.dumps(result.structured_content)) <= MAX_STRUCTURED_CHARS
         assert len(text) <= MAX_TEXT_CHARS
+        assert_text_is_the_record(result)
         if schemas_by_tool:
             jsonschema.validate(result.structured_content, schemas_by_tool[tool])
     return result
+
+
+def assert_text_is_the_record(result) -> None:
+    """The text content carries the whole structured content: a client that passes only `content`
+    to its model loses nothing (cursor, names, the whole export chunk)."""
+    assert len(result.content) == 1
+    summary, record, raw = parse_text_content(result.content[0].text)
+    data = result.structured_content
+    assert summary.strip()
+    if raw is not None:
+        assert raw == data["content"]
+        record = {**record, "content": raw}
+    assert record == data
+    if data.get("cursor"):
+        assert f"cursor={data['cursor']}" in summary
 
 
 def without_cursors(value):
@@ -159,17 +182,10 @@ async def test_every_tool_is_listed_read_only_with_schemas_and_documented_argume
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
         assert len(tool.description or "") > 80, tool.name
         hints = tool.annotations
-        assert (
-            hints.read_only_hint,
-            hints.idempotent_hint,
-            hints.open_world_hint,
-            hints.destructive_hint,
-        ) == (
-            True,
-            True,
-            False,
-            False,
-        ), tool.name
+        assert (hints.read_only_hint, hints.open_world_hint, hints.destructive_hint) == (True, False, False)
+        # ask with a conversation_id adds a turn that later calls build on: not idempotent.
+        assert hints.idempotent_hint is (tool.name != "ask"), tool.name
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         for name, prop in tool.input_schema["properties"].items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
 
