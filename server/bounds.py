@@ -52,6 +52,9 @@ class Page:
     offset: int
     limit: int
     more: bool | None = None
+    #: True when the list goes on past what the server will ever page through (a SPARQL result
+    #: at its row cap): the page says ``truncated`` but has no cursor, and the tool says why.
+    capped: bool = False
 
     @property
     def next_offset(self) -> int | None:
@@ -182,7 +185,8 @@ class Bounds:
                     f"Trimmed to stay under {MAX_STRUCTURED_CHARS:,} characters; pass `cursor` for the rest."
                 )
             structured = _render(data, cursor)
-            structured.update(truncated=cursor is not None, cursor=cursor, notice=note)
+            capped = any(p.capped for p in pages)
+            structured.update(truncated=cursor is not None or capped, cursor=cursor, notice=note)
             return model.model_validate(structured).model_dump(mode="json")
 
         def fits() -> bool:
@@ -276,7 +280,7 @@ def _render(value: Any, cursor: str | None) -> Any:
             "total": value.total,
             "offset": value.offset,
             "limit": value.limit,
-            "truncated": more,
+            "truncated": more or value.capped,
             "cursor": cursor if more else None,
         }
     if isinstance(value, dict):

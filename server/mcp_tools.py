@@ -496,14 +496,25 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         do not offer (e.g. every technology of one layer).
         """
         with tool_errors("sparql"):
-            from stackgraph.server.sparql_tool import run_sparql
+            from stackgraph.server.sparql_tool import max_rows, run_sparql
 
-            bounds = Bounds("sparql", (query,), cursor, limit)
+            bounds = Bounds("sparql", (query, limit), cursor, limit)
             offset = bounds.offsets.get("rows", 0) if bounds.continuing else 0
-            outcome = run_sparql(runtime.engine(), query, offset + limit, timeout_s)
-            rows, total = outcome.pop("rows"), outcome.pop("total")
-            page = bounds.window("rows", rows[offset : offset + limit], total, offset, more=total is None)
-            return bounds.finish({**outcome, "rows": page}, schemas.SparqlResult, render.sparql)
+            cap = max_rows()
+            reach = min(offset + limit, cap)
+            outcome = run_sparql(runtime.engine(), query, reach, timeout_s)
+            rows, total, capped = outcome.pop("rows"), outcome.pop("total"), outcome.pop("capped")
+            at_cap = capped and reach >= cap  # no page past the guard's row cap: end here, say why
+            page = bounds.window("rows", rows[offset:reach], total, offset, more=capped and not at_cap)
+            page.capped = at_cap
+            data = {**outcome, "rows": page}
+            if at_cap:
+                data["notice"] = (
+                    f"The query has more than {cap:,} rows, the most this server pages through; no cursor "
+                    "goes further. Narrow it: a FILTER or a more specific pattern, ORDER BY with "
+                    "LIMIT/OFFSET inside the query, or SELECT (COUNT(*) AS ?n) for the size."
+                )
+            return bounds.finish(data, schemas.SparqlResult, render.sparql)
 
     @tool(schemas.ExportResult, "Export the subgraph around an entity")
     def export_subgraph(

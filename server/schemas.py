@@ -9,9 +9,10 @@ models, and every result is validated against its model before it leaves the ser
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, NotRequired, TypeVar
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 T = TypeVar("T")
 
@@ -169,11 +170,27 @@ class LayersResult(Bounded):
     layers: Page[LayerOut]
 
 
+#: One RDF term as in the SPARQL 1.1 JSON results format: an IRI, a literal (with its datatype or
+#: language) or a blank node.
+Binding = TypedDict(
+    "Binding",
+    {
+        "type": Literal["uri", "literal", "bnode"],
+        "value": str,
+        "datatype": NotRequired[str],
+        "xml:lang": NotRequired[str],
+    },
+)
+
+
 class SparqlResult(Bounded):
     kind: str = Field(description="select, ask, construct or describe.")
     variables: list[str] = Field(default_factory=list)
     boolean: bool | None = Field(default=None, description="The answer of an ASK query.")
-    rows: Page[dict[str, Any]] = Field(description="SELECT rows (variable -> value) or CONSTRUCT triples.")
+    rows: Page[dict[str, Binding]] = Field(
+        description="SELECT rows (variable -> binding; unbound variables left out) or CONSTRUCT triples "
+        "(subject, predicate, object). A binding is {type: uri|literal|bnode, value, datatype?, xml:lang?}."
+    )
     elapsed_ms: float | None = None
 
 

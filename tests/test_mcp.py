@@ -439,7 +439,8 @@ async def test_sparql_through_the_guard(client, engine, output_schemas):
     assert data["kind"] == "select" and data["variables"] == ["e", "label"]
     expected = [(str(r.e), str(r.label)) for r in engine.graph.query(select, initNs=PREFIXES)]
     rows = await all_pages(client, "sparql", {"query": select, "limit": 3}, "rows", output_schemas)
-    assert [(r["e"], r["label"]) for r in rows] == expected
+    assert [(r["e"]["value"], r["label"]["value"]) for r in rows] == expected
+    assert {r["e"]["type"] for r in rows} == {"uri"} and {r["label"]["type"] for r in rows} == {"literal"}
     ask = await call(client, "sparql", {"query": "ASK { ?s a sg:Layer }"}, output_schemas)
     assert ask.structured_content["boolean"] is (len(expected) > 0)
     construct = await call(
