@@ -30,7 +30,7 @@ MAX_RESULT_CHARS = 20_000
 #: The JSON of a result's structured content stays under this many characters ...
 MAX_STRUCTURED_CHARS = 9_000
 #: ... its one-paragraph summary under this many ...
-MAX_SUMMARY_CHARS = 1_000
+MAX_SUMMARY_CHARS = 1_800
 #: ... and its text content (the summary, then the same record as JSON) under this many.
 MAX_TEXT_CHARS = MAX_RESULT_CHARS - MAX_STRUCTURED_CHARS
 #: The line before the record in the text content; the record is JSON, on the next line.

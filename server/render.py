@@ -172,3 +172,13 @@ def export(data: dict[str, Any]) -> str:
     head = f"{data['format']} export of {_ref(data['entity'])}, depth {data['depth']}"
     head += f" (characters {data['offset']}-{end} of {data['total_chars']})"
     return head
+
+
+def schema(data: dict[str, Any]) -> str:
+    classes = ", ".join(f"{c['name']} ({c['instances']})" for c in data["classes"]["items"][:12])
+    properties = ", ".join(f"{p['name']} ({p['uses']})" for p in data["properties"]["items"][:12])
+    return (
+        f"{data['classes']['total']} classes, most instances first: {classes}\n"
+        f"{data['properties']['total']} properties, most used first: {properties}\n"
+        f"{len(data['examples'])} example queries follow in the record; run them with `sparql`."
+    )

@@ -9,6 +9,7 @@ models, and every result is validated against its model before it leaves the ser
 
 from __future__ import annotations
 
+import json
 from typing import Any, Generic, Literal, NotRequired, TypeVar
 
 from pydantic import BaseModel, Field
@@ -165,6 +166,35 @@ class LayerOut(BaseModel):
     members_truncated: bool
 
 
+class ClassOut(BaseModel):
+    name: str = Field(description='Prefixed name, e.g. "sg:Symptom".')
+    label: str | None = None
+    comment: str | None = None
+    instances: int = Field(description="Entities typed with exactly this class (rdf:type).")
+
+
+class PropertyOut(BaseModel):
+    name: str = Field(description='Prefixed name, e.g. "sg:ownedBy".')
+    label: str | None = None
+    domain: str | None = None
+    range: str | None = None
+    uses: int = Field(description="Triples with this predicate.")
+
+
+class ExampleOut(BaseModel):
+    title: str
+    query: str
+
+
+class SchemaResult(Bounded):
+    """The vocabulary to write SPARQL against, with counts from the loaded graph."""
+
+    prefixes: dict[str, str] = Field(description="Prefixes the sparql tool predeclares.")
+    classes: Page[ClassOut]
+    properties: Page[PropertyOut]
+    examples: list[ExampleOut] = Field(description="Queries that run as they are; adapt them.")
+
+
 class LayersResult(Bounded):
     model: str | None = Field(description='"nine", "eight" or None for both models.')
     layers: Page[LayerOut]
@@ -228,6 +258,7 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     ``PageInfo`` definition through ``allOf`` and the rest is written in its short form; what
     validates is unchanged (tests validate every result against the schema sent)."""
     schema = _compact(model.model_json_schema())
+    schema.pop("description", None)  # the tool's own description says what it returns
     for name in Bounded.model_fields:  # described once, in the server's instructions
         schema["properties"][name].pop("description", None)
     defs = schema.setdefault("$defs", {})
@@ -235,16 +266,68 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
         defs[name] = _undescribed(defs[name])
     pages = [name for name in defs if name.startswith("Page_")]
     if pages:
-        defs["PageInfo"] = _undescribed(_compact(PageInfo.model_json_schema()))
-        for name in pages:
-            definition = defs[name]
-            defs[name] = {
-                "type": "object",
-                "allOf": [{"$ref": "#/$defs/PageInfo"}],
-                "properties": {"items": definition["properties"]["items"]},
-                "required": ["items"],
-            }
-    return schema
+        info = _undescribed(_compact(PageInfo.model_json_schema()))
+        info["properties"] = {"items": {"type": "array"}, **info["properties"]}
+        info["required"] = ["items", *info["required"]]
+        defs["PageInfo"] = info
+        for name in pages:  # a page of X: PageInfo, with items of X
+            items = defs[name]["properties"]["items"]["items"]
+            defs[name] = {"allOf": [{"$ref": "#/$defs/PageInfo"}], "properties": {"items": {"items": items}}}
+    schema.get("properties", {}).get("truncated", {}).pop("default", None)
+    schema = _renamed(schema, {name: _short_name(name) for name in defs})
+    return _inline_single_use_pages(schema)
+
+
+def _inline_single_use_pages(schema: dict[str, Any]) -> dict[str, Any]:
+    """A page definition used once is written where it is used (its definition and the reference
+    cost more than the page itself); pages used more than once stay shared."""
+    text = json.dumps(schema)
+    defs = schema["$defs"]
+    once = {
+        name
+        for name in defs
+        if name.endswith("Page") and name != "PageInfo" and text.count(f'"#/$defs/{name}"') == 1
+    }
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref", "")
+        name = ref[len("#/$defs/") :] if ref.startswith("#/$defs/") else None
+        if name in once:
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            return {**inline(defs[name]), **rest}
+        return {k: inline(v) for k, v in node.items()}
+
+    out = inline({k: v for k, v in schema.items() if k != "$defs"})
+    out["$defs"] = {k: inline(v) for k, v in defs.items() if k not in once}
+    return out
+
+
+def _short_name(name: str) -> str:
+    """ "Page_EntityRefOut_" -> "EntityRefPage", "EntityRefOut" -> "EntityRef": shorter refs."""
+    if name.startswith("Page_"):
+        inner = name[len("Page_") :].strip("_").removesuffix("Out")
+        return ("".join(part.title() for part in inner.split("_")) if "_" in inner else inner) + "Page"
+    return name.removesuffix("Out")
+
+
+def _renamed(node: Any, names: dict[str, str]) -> Any:
+    if isinstance(node, list):
+        return [_renamed(item, names) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if key == "$defs":
+            out[key] = {names.get(k, k): _renamed(v, names) for k, v in value.items()}
+        elif key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+            out[key] = "#/$defs/" + names.get(value[len("#/$defs/") :], value[len("#/$defs/") :])
+        else:
+            out[key] = _renamed(value, names)
+    return out
 
 
 #: Definitions that recur in most tools' schemas; their fields are described once, in the server's

@@ -48,6 +48,7 @@ TOOLS = {
     "list_layers",
     "sparql",
     "export_subgraph",
+    "schema",
 }
 #: What "about 20,000 characters" means for one whole result (text plus structured JSON).
 RESULT_CAP = MAX_RESULT_CHARS
@@ -233,7 +234,8 @@ async def test_an_engine_failure_inside_a_tool_is_an_error_result_and_the_server
 
     server = build_server(Exploding, semantic=False)
     async with Client(server) as connected:
-        message = error_text(await call(connected, "describe", {"entity": "anything"}))
+        known = next(iter(engine.catalog.records))  # describe resolves the name before failing
+        message = error_text(await call(connected, "describe", {"entity": known}))
         assert message == "describe failed: RuntimeError: kaboom"
         assert not (await call(connected, "list_layers", {})).is_error
 

@@ -9,13 +9,18 @@ The same defects are checked again through the official SDK client over stdio an
 
 from __future__ import annotations
 
+import json
+
 import jsonschema
 import pytest
+import rdflib
 from fastmcp import Client
 from test_mcp import call, error_text
 
 from stackgraph.graph import sparql as sparql_module
 from stackgraph.graph.engine import Engine
+from stackgraph.graph.store import SG
+from stackgraph.server.bounds import MAX_RESULT_CHARS, parse_text_content
 from stackgraph.server.mcp_server import build_server
 
 
@@ -112,3 +117,117 @@ async def test_sparql_with_hundreds_of_long_variables_stays_in_the_bound(client)
     result = await call(client, "sparql", {"query": f"SELECT {names} WHERE {{ ?s ?p ?o }} LIMIT 2"})
     message = error_text(result)
     assert "440 variables" in message and len(message) < 400
+
+
+# ------------------------------------------------------------------------------------- layers
+
+
+@pytest.fixture(scope="module")
+def shared_code(engine) -> tuple[str, str, str]:
+    """A layer code both models use for different layers: (code, nine IRI, eight IRI)."""
+    nine = {i.layer.code: i.layer.iri for i in engine.layers("nine")}
+    eight = {i.layer.code: i.layer.iri for i in engine.layers("eight")}
+    code = max(set(nine) & set(eight))
+    assert nine[code] != eight[code]
+    return code, nine[code], eight[code]
+
+
+async def test_model_qualified_layer_names_resolve_in_their_model_on_every_tool(client, shared_code):
+    code, nine, eight = shared_code
+    number = code[1:]
+    written = {
+        eight: [f"eight {code}", f"ops {code}", f"ops-{code}", f"{code} eight", f"{code} (eight-layer)"]
+        + [f"the operational map's {code}", f"layer {number} of the operational map"],
+        nine: [f"nine {code}", f"{code} (nine-layer)", f"{code} of the co-design model"],
+    }
+    for iri, names in written.items():
+        for name in names:
+            described = await call(client, "describe", {"entity": name, "detail": "names"})
+            assert described.structured_content["entity"]["iri"] == iri, name
+            around = await call(client, "neighbors", {"entity": name, "limit": 1})
+            assert around.structured_content["entity"]["iri"] == iri, name
+            exported = await call(client, "export_subgraph", {"entity": name, "format": "ntriples"})
+            assert exported.structured_content["entity"]["iri"] == iri, name
+        path = await call(client, "related", {"a": names[0], "b": names[-1]})
+        assert path.structured_content["a"]["iri"] == path.structured_content["b"]["iri"] == iri
+
+
+async def test_the_model_argument_picks_the_model_of_a_bare_code(client, shared_code, output_schemas):
+    code, nine, eight = shared_code
+    for model, iri in (("nine", nine), ("eight", eight)):
+        for tool, arguments in (
+            ("describe", {"entity": code}),
+            ("neighbors", {"entity": code, "limit": 1}),
+            ("export_subgraph", {"entity": code, "format": "ntriples"}),
+        ):
+            result = await call(client, tool, {**arguments, "model": model}, output_schemas)
+            assert result.structured_content["entity"]["iri"] == iri, (tool, model)
+    assert "'model'" in error_text(await call(client, "describe", {"entity": code, "model": "ten"}))
+
+
+async def test_list_layers_text_names_the_members(client, engine):
+    result = await call(client, "list_layers", {"model": "eight"})
+    text = result.content[0].text
+    summary = parse_text_content(text)[0]
+    items = result.structured_content["layers"]["items"]
+    assert all(member["label"] in summary for member in items[0]["members"])
+    assert all(member["label"] in text for item in items for member in item["members"])
+
+
+# ------------------------------------------------------------------------------------- shortcuts
+
+
+@pytest.fixture(scope="module")
+def technology_no_symptom(engine) -> str:
+    """A technology that owner_of_symptom cannot answer as a symptom (the engine says so)."""
+    for record in sorted(engine.catalog.records.values(), key=lambda r: r.label):
+        if engine.catalog.most_specific_type(record) != "technology":
+            continue
+        answer = engine.ask(f"Which layer owns {record.label}?", intent="owner_of_symptom")
+        if answer.answered and answer.intent != "owner_of_symptom":
+            return record.label
+    pytest.skip("every technology is answered as a symptom")
+
+
+async def test_a_shortcut_that_answered_another_question_says_so(
+    client, engine, technology_no_symptom, output_schemas
+):
+    result = await call(client, "owner_of_symptom", {"symptom": technology_no_symptom}, output_schemas)
+    data = result.structured_content
+    assert data["intent"] != "owner_of_symptom"
+    assert data["notice"] and "owner_of_symptom found no symptom" in data["notice"]
+    assert data["intent"] in data["notice"]
+    closest, _ = engine.search(technology_no_symptom, type="symptom", limit=5)
+    assert [s["iri"] for s in data["suggestions"]["items"]][: len(closest)] == [s.iri for s in closest]
+    assert all(s.type == "symptom" for s in closest)
+    assert "Notice: owner_of_symptom found no symptom" in result.content[0].text
+
+
+async def test_search_with_an_unknown_type_lists_the_types(client, engine):
+    message = error_text(await call(client, "search", {"text": "gpu", "type": "no such kind"}))
+    assert "bad argument 'type'" in message
+    for kind in ("technology", "symptom", "layer"):
+        assert kind in message
+    found = await call(client, "search", {"text": "gpu", "type": "Technology"})
+    assert found.structured_content["results"]["total"] > 0
+
+
+# ------------------------------------------------------------------------------------- schema
+
+
+async def test_schema_tool_counts_classes_and_properties_and_its_examples_run(client, engine, output_schemas):
+    tools = {t.name: t for t in await client.list_tools()}
+    assert "`schema`" in tools["sparql"].description
+    result = await call(client, "schema", {"limit": 100}, output_schemas)
+    data = result.structured_content
+    classes = {c["name"]: c["instances"] for c in data["classes"]["items"]}
+    assert classes["sg:Symptom"] == len(list(engine.graph.subjects(rdflib.RDF.type, SG.Symptom)))
+    uses = {p["name"]: p["uses"] for p in data["properties"]["items"]}
+    assert uses.get("sg:ownedBy") == len(list(engine.graph.subject_objects(SG.ownedBy)))
+    assert data["examples"] and any("OPTIONAL" in e["query"] for e in data["examples"])
+    assert any("sg:ownedBy" in e["query"] for e in data["examples"])
+    for example in data["examples"]:
+        ran = await call(client, "sparql", {"query": example["query"]}, output_schemas)
+        assert not ran.is_error, (example["title"], error_text(ran))
+        assert ran.structured_content["rows"]["items"], example["title"]
+    assert len(result.content[0].text) + len(json.dumps(data)) <= MAX_RESULT_CHARS
