@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Answer, EntityRef
+    from stackgraph.graph.triage_tree import TreeChoice
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 #: ``ask`` reads only, but a call with a ``conversation_id`` adds a turn that later calls build on.
@@ -96,6 +97,34 @@ def _check_type(engine: Engine, type_name: str) -> None:
             f"bad argument 'type': there is no type {type_name!r}; the types are: "
             + ", ".join(class_names(engine))
         )
+
+
+def _tree_notice(choice: TreeChoice) -> str | None:
+    """What an agent must know when the tree walked is not the symptom's own."""
+    name = choice.symptom.display
+    if choice.rule == "related":
+        return f"{name} has no triage tree; this is the tree of the related symptom {choice.tree_of.display}."
+    if choice.rule == "shared":
+        common = ", ".join(ref.display for ref in choice.shared[:5])
+        return (
+            f"{name} has no triage tree; this is the tree of {choice.tree_of.display}, which shares "
+            f"the most causes and checks with it ({common})."
+        )
+    if choice.rule == "none":
+        return f"No triage tree applies to {name}; here are its owners, causes and checks."
+    return None
+
+
+def _not_a_symptom(engine: Engine, text: str, error: UnknownEntity) -> str:
+    """The error for a `triage` text that names no symptom: what it is, and the closest symptoms."""
+    try:
+        ref = engine.resolve(text)
+        what = f"{text!r} is the {ref.type} {ref.display}, not a symptom."
+    except UnknownEntity:
+        what = f"no symptom matches {text!r}."
+    names = "; ".join(f"{s.display}" for s in error.suggestions[:5])
+    hint = f" Closest symptoms: {names}. Call again with one of these." if names else ""
+    return f"bad argument 'symptom': {what}{hint} Or use `search` with type 'symptom'."
 
 
 def _resolve(engine: Engine, name: str, argument: str, model: str | None = None) -> EntityRef:
@@ -408,10 +437,21 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         call until `done`, then read `conclusion`, `layers`, `causes` and `diagnostics`.
         """
         with tool_errors("triage", "symptom"):
+            from stackgraph.graph.triage_tree import choose_tree
+
             bounds = Bounds("triage", (symptom, list(answers)), cursor, 25)
-            state = runtime.engine().triage(symptom, answers)
+            engine = runtime.engine(semantic=True)
+            try:
+                choice = choose_tree(engine, symptom)
+            except UnknownEntity as error:
+                raise UserError(_not_a_symptom(engine, symptom, error)) from None
+            state = engine.triage((choice.tree_of or choice.symptom).iri, answers)
             data = {
                 "symptom": state.symptom.to_dict(),
+                "read_as": choice.symptom.to_dict(),
+                "tree_rule": choice.rule,
+                "tree_shared": [ref.to_dict() for ref in choice.shared[:10]],
+                "notice": _tree_notice(choice),
                 "done": state.done,
                 "question": state.question,
                 "options": bounds.page("options", list(state.options)),

@@ -81,8 +81,10 @@ def _value(value: dict[str, Any] | str) -> str:
 
 
 def triage(data: dict[str, Any]) -> str:
+    read_as = data.get("read_as")
     lines = [
-        f"Triage of {_ref(data['symptom'])}"
+        (f"Read {_ref(read_as)}; " if read_as and read_as["iri"] != data["symptom"]["iri"] else "")
+        + f"Triage of {_ref(data['symptom'])}"
         + (f" after: {' → '.join(data['taken'])}" if data["taken"] else "")
     ]
     if data["done"]:

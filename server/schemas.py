@@ -126,7 +126,13 @@ class DescribeResult(Bounded):
 
 
 class TriageResult(Bounded):
-    symptom: EntityRefOut
+    symptom: EntityRefOut = Field(description="The symptom whose tree is walked.")
+    read_as: EntityRefOut = Field(description="The symptom the `symptom` argument was read as.")
+    tree_rule: str = Field(
+        description="Why this tree: own (the symptom's), related (a related symptom's), shared (most "
+        "causes and checks in common, see tree_shared) or none (no tree applies)."
+    )
+    tree_shared: list[EntityRefOut] = Field(default_factory=list)
     done: bool = Field(description="True when the walk reached a conclusion.")
     question: str | None = Field(description="The question to answer next (None when done).")
     options: Page[str] = Field(

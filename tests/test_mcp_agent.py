@@ -231,3 +231,60 @@ async def test_schema_tool_counts_classes_and_properties_and_its_examples_run(cl
         assert not ran.is_error, (example["title"], error_text(ran))
         assert ran.structured_content["rows"]["items"], example["title"]
     assert len(result.content[0].text) + len(json.dumps(data)) <= MAX_RESULT_CHARS
+
+
+# ------------------------------------------------------------------------------------- triage
+
+
+async def test_triage_takes_free_text_and_walks_the_tree_that_applies(client, engine, output_schemas):
+    text = "first tokens are slow"
+    owner = await call(client, "owner_of_symptom", {"symptom": text}, output_schemas)
+    named = [e["iri"] for e in owner.structured_content["entities"]["items"] if e["type"] == "symptom"]
+    result = await call(client, "triage", {"symptom": text, "answers": []}, output_schemas)
+    data = result.structured_content
+    assert data["read_as"]["iri"] in named  # the same symptom owner_of_symptom answered about
+    assert data["read_as"]["iri"] != data["symptom"]["iri"] and not data["done"]
+    has_tree = engine.graph.value(rdflib.URIRef(data["symptom"]["iri"]), SG.triage) is not None
+    assert has_tree and data["tree_rule"] in ("related", "shared")
+    if data["tree_rule"] == "related":
+        a, b = rdflib.URIRef(data["read_as"]["iri"]), rdflib.URIRef(data["symptom"]["iri"])
+        skos = rdflib.namespace.SKOS
+        assert any(
+            (x, p, y) in engine.graph
+            for p in (skos.related, skos.broader, skos.narrower)
+            for x, y in ((a, b), (b, a))
+        )
+    assert data["symptom"]["label"] in data["notice"] and data["read_as"]["label"] in data["notice"]
+    expected = engine.triage(data["symptom"]["iri"])
+    assert data["question"] == expected.question and data["options"]["items"] == list(expected.options)
+    step = await call(client, "triage", {"symptom": text, "answers": [expected.options[0]]}, output_schemas)
+    assert step.structured_content["taken"] == [expected.options[0]]
+
+
+async def test_triage_refuses_answers_when_no_tree_applies_and_texts_that_are_no_symptom(client, engine):
+    from stackgraph.graph.triage_tree import choose_tree
+
+    treeless = next(
+        (
+            label
+            for label in sorted(engine.catalog.label(i) for i in engine.entities_of("Symptom"))
+            if choose_tree(engine, label).rule == "none"
+        ),
+        None,
+    )
+    if treeless is None:
+        pytest.skip("every symptom has a tree that applies")
+    alone = await call(client, "triage", {"symptom": treeless, "answers": []})
+    assert alone.structured_content["done"] and alone.structured_content["tree_rule"] == "none"
+    assert "No triage tree applies" in alone.structured_content["notice"]
+    message = error_text(await call(client, "triage", {"symptom": treeless, "answers": ["yes"]}))
+    assert "no triage tree" in message
+    message = error_text(await call(client, "triage", {"symptom": "zzqx wobble frobnicator", "answers": []}))
+    assert "bad argument 'symptom'" in message
+    technology = next(
+        r.label
+        for r in engine.catalog.records.values()
+        if engine.catalog.most_specific_type(r) == "technology"
+    )
+    message = error_text(await call(client, "triage", {"symptom": technology}))
+    assert "not a symptom" in message or "no symptom matches" in message
