@@ -13,6 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
+from fastmcp import Context
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
 from mcp_types import ToolAnnotations
@@ -23,6 +24,7 @@ from stackgraph.graph.store import PREFIXES
 from stackgraph.server import render, schemas
 from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, Bounds, decode_cursor
 from stackgraph.server.errors import UserError, tool_errors, unknown_entity_message
+from stackgraph.server.mcp_sessions import conversation_key
 from stackgraph.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -66,9 +68,10 @@ LayerModel = Annotated[
 ConversationId = Annotated[
     str | None,
     Field(
-        pattern=r"^[A-Za-z0-9._:-]{1,64}$",
-        description="Any id you choose (e.g. 'incident-42'); questions with the same id are one conversation, so "
-        "follow-ups like 'and how do I check it?' resolve against earlier answers. Omit for a standalone question.",
+        pattern=r"^[A-Za-z0-9._:_-]{1,64}$",
+        description="The `conversation_id` an earlier `ask` returned, so follow-ups ('and how do I check it?') "
+        "resolve against its answers; omit to start a conversation. Within an MCP session (or over stdio) "
+        "any name you choose works too ('incident-42').",
     ),
 ]
 
@@ -256,6 +259,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         ],
         conversation_id: ConversationId = None,
         cursor: Cursor = None,
+        ctx: Context | None = None,
     ) -> ToolResult:
         """Answer a question about the AI infrastructure stack from the knowledge graph.
 
@@ -269,12 +273,10 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 answer, token = cached_answer("ask", cursor)
                 return answer_result("ask", answer, cursor, conversation_id, token=token)
             engine = runtime.engine(semantic=True)
-            if conversation_id:
-                lock, conversation = runtime.conversation(conversation_id)
-                with lock:
-                    answer = _ask(engine, question, conversation)
-            else:
-                answer = _ask(engine, question)
+            key, conversation_id = conversation_key(ctx, conversation_id, runtime.conversations)
+            lock, conversation = runtime.conversation(key)
+            with lock:
+                answer = _ask(engine, question, conversation)
             return answer_result("ask", answer, None, conversation_id)
 
     @tool(schemas.SearchResult, "Search entities by name or meaning")

@@ -17,6 +17,8 @@ import jsonschema
 import pytest
 import rdflib
 from fastmcp import Client
+from mcp import MCPError
+from mcp_types import INVALID_PARAMS
 
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.model import UnknownEntity
@@ -33,6 +35,7 @@ from stackgraph.server.bounds import (
 )
 from stackgraph.server.http import BindRefused, check_bind, create_app, is_loopback
 from stackgraph.server.mcp_server import build_server
+from stackgraph.server.mcp_sessions import ISSUED, conversation_key
 from stackgraph.server.runtime import LRU
 
 TOOLS = {
@@ -362,12 +365,16 @@ async def test_ask_keeps_conversations_by_id(client, server, names, output_schem
         client, "ask", {"question": question, "conversation_id": "incident-42"}, output_schemas
     )
     assert first.structured_content["conversation_id"] == "incident-42"
-    lock, conversation = runtime.conversation("incident-42")
+    key, _ = conversation_key(None, "incident-42", set())  # in memory: the process's own scope
+    lock, conversation = runtime.conversation(key)
     assert [t.question for t in conversation.turns] == [question]
     await call(client, "ask", {"question": "and which layer is that?", "conversation_id": "incident-42"})
     assert len(conversation.turns) == 2
     alone = await call(client, "ask", {"question": question}, output_schemas)
-    assert alone.structured_content["conversation_id"] is None
+    issued = alone.structured_content["conversation_id"]  # a new conversation, under an issued id
+    assert issued and issued != "incident-42" and ISSUED.match(issued)
+    follow = await call(client, "ask", {"question": "and which layer is that?", "conversation_id": issued})
+    assert follow.structured_content["conversation_id"] == issued
     assert "conversation_id" in error_text(
         await call(client, "ask", {"question": "x", "conversation_id": "bad id!"})
     )
@@ -528,20 +535,32 @@ async def test_resource_templates_per_entity_and_per_layer(client, engine, names
     assert templates == {"stackgraph://entity/{id}", "stackgraph://layer/{model}/{code}"}
     hub = names["hub"]
     local = hub.rsplit("/", 1)[-1]
-    page = json.loads((await client.read_resource(f"stackgraph://entity/{local}"))[0].text)
+    text = (await client.read_resource(f"stackgraph://entity/{local}"))[0].text
+    assert len(text) <= MAX_RESULT_CHARS
+    page = json.loads(text)
     assert page["entity"]["iri"] == hub
-    assert page == engine.describe(hub).to_dict()
+    full = engine.describe(hub).to_dict()
+    cut = page.pop("truncated", {"lists": {}})["lists"]  # the hub may be too big for one resource
+    for name, value in full.items():
+        if name in cut:
+            assert cut[name] == len(value) and value[: len(page[name])] == page[name], name
+        else:
+            assert page[name] == value, name
     layers = engine.layers("nine") or engine.layers("eight")
     if layers:
         model = "nine" if engine.layers("nine") else "eight"
         code = layers[0].layer.code
         layer = json.loads((await client.read_resource(f"stackgraph://layer/{model}/{code}"))[0].text)
         assert layer["entity"]["iri"] == layers[0].layer.iri
-        assert len(layer["members"]) == len(layers[0].members)
-    with pytest.raises(Exception, match="unknown entity|no entity"):
+        members = layer.get("truncated", {"lists": {}})["lists"].get("members", len(layer["members"]))
+        assert members == len(layers[0].members)
+    with pytest.raises(MCPError, match="unknown entity|no entity") as unknown:
         await client.read_resource("stackgraph://entity/definitely-not-an-entity-xyz")
-    with pytest.raises(Exception, match="unknown model"):
+    assert unknown.value.error.code == INVALID_PARAMS  # names nothing: invalid params, not internal
+    assert unknown.value.error.data["uri"] == "stackgraph://entity/definitely-not-an-entity-xyz"
+    with pytest.raises(MCPError, match="unknown model") as model:
         await client.read_resource("stackgraph://layer/ten/L1")
+    assert model.value.error.code == INVALID_PARAMS
 
 
 # ------------------------------------------------------------------------------------- prompts

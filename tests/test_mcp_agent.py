@@ -288,3 +288,28 @@ async def test_triage_refuses_answers_when_no_tree_applies_and_texts_that_are_no
     )
     message = error_text(await call(client, "triage", {"symptom": technology}))
     assert "not a symptom" in message or "no symptom matches" in message
+
+
+# ------------------------------------------------------------------------------------- resources
+
+
+async def test_no_resource_is_above_the_bound(client, engine):
+    uris = [str(r.uri) for r in await client.list_resources()]
+    uris += [f"stackgraph://layer/{m}/{i.layer.code}" for m in ("nine", "eight") for i in engine.layers(m)]
+    records = list(engine.catalog.records.values())
+    biggest = sorted(records, key=lambda r: -engine.neighbors(r.iri, depth=1, limit=1)[1])[:5]
+    uris += [f"stackgraph://entity/{r.iri.rsplit('/', 1)[-1]}" for r in biggest]
+    sizes = {}
+    for uri in uris:
+        sizes[uri] = len((await client.read_resource(uri))[0].text)
+    print("largest resource:", max(sizes.items(), key=lambda item: item[1]))
+    assert max(sizes.values()) <= MAX_RESULT_CHARS
+    cut = [
+        u
+        for u in uris
+        if u.startswith("stackgraph://layer/")
+        and "truncated" in json.loads((await client.read_resource(u))[0].text)
+    ]
+    for uri in cut:  # a cut page says what was cut and where the rest is
+        page = json.loads((await client.read_resource(uri))[0].text)
+        assert page["truncated"]["lists"] and "describe" in page["truncated"]["rest"]
