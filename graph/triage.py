@@ -54,6 +54,11 @@ def walk(engine: Engine, symptom: str, answers: list[str]) -> TriageState:
     catalog = engine.catalog
     ref = catalog.ref(symptom)
     steps = _steps(engine, symptom)
+    if not steps and answers:
+        raise TriageError(
+            f"{catalog.label(symptom)} has no triage tree, so there is no question to answer; "
+            "call with no answers for its owner, causes and checks"
+        )
     taken: list[str] = []
     current = steps[0] if steps else None
     node = symptom

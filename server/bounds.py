@@ -24,10 +24,19 @@ from pydantic import BaseModel
 
 from stackgraph.server.errors import UserError
 
+#: The documented bound: one whole result (text content plus structured content) stays under this
+#: many characters, whichever of the two a client passes on to its model (README, "MCP").
+MAX_RESULT_CHARS = 20_000
 #: The JSON of a result's structured content stays under this many characters ...
-MAX_STRUCTURED_CHARS = 15_000
-#: ... and its text rendering under this many, so that a whole result stays under ~20,000.
-MAX_TEXT_CHARS = 4_000
+MAX_STRUCTURED_CHARS = 9_000
+#: ... its one-paragraph summary under this many ...
+MAX_SUMMARY_CHARS = 1_800
+#: ... and its text content (the summary, then the same record as JSON) under this many.
+MAX_TEXT_CHARS = MAX_RESULT_CHARS - MAX_STRUCTURED_CHARS
+#: The line before the record in the text content; the record is JSON, on the next line.
+RECORD_MARK = "Structured content (JSON):"
+#: With ``raw_field``, the line before that field's text, given as is after the record.
+RAW_MARK = "{field} (as is, {size} characters):"
 #: Strings longer than this are cut when trimming pages alone cannot make a result fit.
 _STRING_STEPS = (4_000, 2_000, 1_000, 400, 200)
 
@@ -43,6 +52,9 @@ class Page:
     offset: int
     limit: int
     more: bool | None = None
+    #: True when the list goes on past what the server will ever page through (a SPARQL result
+    #: at its row cap): the page says ``truncated`` but has no cursor, and the tool says why.
+    capped: bool = False
 
     @property
     def next_offset(self) -> int | None:
@@ -147,9 +159,20 @@ class Bounds:
         return Page(field, list(window), total, offset, limit or self.limit, more)
 
     def finish(
-        self, data: dict[str, Any], model: type[BaseModel], render: Callable[[dict[str, Any]], str]
+        self,
+        data: dict[str, Any],
+        model: type[BaseModel],
+        render: Callable[[dict[str, Any]], str],
+        raw_field: str | None = None,
     ) -> ToolResult:
-        """Trim to size, render pages and cursor, validate against ``model``, add the text."""
+        """Trim to size, render pages and cursor, validate against ``model``, add the text.
+
+        The text content is a faithful copy of the structured content, for clients that pass
+        only ``content`` to their model: a short summary (``render``), then the record as one
+        line of JSON, so that the cursor, every name and every value are in both. ``raw_field``
+        (an export's chunk) is left out of that JSON and given after it as is, so a diagram or
+        Turtle chunk can be read and parsed straight from the text. A result that cannot be
+        trimmed to size (hundreds of long SPARQL variables) is refused with a UserError."""
         pages = [value for value in _walk(data) if isinstance(value, Page)]
         notice = data.pop("notice", None)
         trimmed = False
@@ -162,7 +185,8 @@ class Bounds:
                     f"Trimmed to stay under {MAX_STRUCTURED_CHARS:,} characters; pass `cursor` for the rest."
                 )
             structured = _render(data, cursor)
-            structured.update(truncated=cursor is not None, cursor=cursor, notice=note)
+            capped = any(p.capped for p in pages)
+            structured.update(truncated=cursor is not None or capped, cursor=cursor, notice=note)
             return model.model_validate(structured).model_dump(mode="json")
 
         def fits() -> bool:
@@ -192,17 +216,50 @@ class Bounds:
             trimmed = True
             data = _cut_strings(data, step)
             structured = build()
-        text = render(structured)
-        if structured["truncated"]:
-            text += "\n(more available: call again with the same arguments and the returned cursor)"
-        if len(text) > MAX_TEXT_CHARS:
-            text = text[: MAX_TEXT_CHARS - 40].rstrip() + "\n… (text cut; see structured content)"
+        size = len(json.dumps(structured))
+        if size > MAX_STRUCTURED_CHARS:
+            raise UserError(
+                f"the result would be {size:,} characters even trimmed to one item per list, over the "
+                f"{MAX_STRUCTURED_CHARS:,} this server returns; ask for less (fewer or shorter SPARQL "
+                "variables, a narrower query, a smaller limit)"
+            )
+        text = text_content(structured, render, raw_field)
         return ToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
     def _cursor(self, pages: list[Page]) -> str | None:
         offsets = {p.field: p.next_offset for p in pages if p.next_offset is not None}
         offsets.update(self.extra_offsets)
         return encode_cursor(self.tool, self.key, offsets) if offsets else None  # type: ignore[arg-type]
+
+
+def text_content(
+    structured: dict[str, Any], render: Callable[[dict[str, Any]], str], raw_field: str | None = None
+) -> str:
+    """The text content of a result: summary, cursor, then the record itself (see ``finish``)."""
+    summary = render(structured).strip() or "(empty result)"
+    if len(summary) > MAX_SUMMARY_CHARS:
+        summary = summary[: MAX_SUMMARY_CHARS - 40].rstrip() + " … (summary cut; the record is complete)"
+    lines = [summary]
+    if structured.get("cursor"):
+        lines.append(f"More follows: call again with the same arguments and cursor={structured['cursor']}")
+    if structured.get("notice"):
+        lines.append(f"Notice: {structured['notice']}")
+    record = {k: v for k, v in structured.items() if k != raw_field}
+    lines += [RECORD_MARK, json.dumps(record, ensure_ascii=False, separators=(",", ":"))]
+    if raw_field is not None:
+        raw = structured.get(raw_field) or ""
+        lines += [RAW_MARK.format(field=raw_field, size=len(raw)), raw]
+    return "\n".join(lines)
+
+
+def parse_text_content(text: str) -> tuple[str, dict[str, Any], str | None]:
+    """Summary, record and raw field of a text content made by ``text_content`` (for clients and
+    tests that want the record back from the text alone)."""
+    head, _, rest = text.partition("\n" + RECORD_MARK + "\n")
+    record_line, _, raw_part = rest.partition("\n")
+    record = json.loads(record_line)
+    raw = raw_part.partition("\n")[2] if raw_part else None
+    return head, record, raw
 
 
 def _walk(value: Any):
@@ -223,7 +280,7 @@ def _render(value: Any, cursor: str | None) -> Any:
             "total": value.total,
             "offset": value.offset,
             "limit": value.limit,
-            "truncated": more,
+            "truncated": more or value.capped,
             "cursor": cursor if more else None,
         }
     if isinstance(value, dict):

@@ -11,10 +11,13 @@ from importlib import resources as package_resources
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastmcp.exceptions import PromptError, ResourceError
+from mcp import MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
 from stackgraph.graph.model import MAX_NAME_CHARS, UnknownEntity
 from stackgraph.graph.store import KG
+from stackgraph.server.bounds import MAX_RESULT_CHARS
 from stackgraph.server.errors import unknown_entity_message
 from stackgraph.server.runtime import EngineUnavailable, Runtime
 
@@ -30,8 +33,54 @@ LAYER_TEMPLATE = "stackgraph://layer/{model}/{code}"
 MODELS = ("nine", "eight")
 
 
-def _json(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=1)
+#: A resource's JSON stays under the bound every tool result keeps (see ``bounds``).
+MAX_RESOURCE_CHARS = MAX_RESULT_CHARS
+
+
+def _json(data: Any, more: str = "the `describe` tool pages through all of it") -> str:
+    """``data`` as JSON within ``MAX_RESOURCE_CHARS``: the longest lists are cut (halved, then
+    halved again) until it fits, and ``truncated`` says which lists were cut, from how many
+    items, and where to read the rest (``more``)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    if len(text) <= MAX_RESOURCE_CHARS:
+        return text
+    data = dict(data)
+    cut: dict[str, int] = {}
+    data["truncated"] = {"lists": cut, "rest": more}
+    while len(text) > MAX_RESOURCE_CHARS:
+        lists = [(path, value) for path, value in _lists(data) if len(value) > 1]
+        if not lists:
+            data = {k: data[k] for k in ("entity", "model", "truncated") if k in data}
+            data["truncated"]["rest"] = f"this page is too large to return; {more}"
+            return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        path, longest = max(lists, key=lambda item: len(json.dumps(item[1], ensure_ascii=False)))
+        cut.setdefault(path, len(longest))
+        del longest[max(1, len(longest) // 2) :]
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text
+
+
+def _lists(value: Any, path: str = "") -> list[tuple[str, list[Any]]]:
+    """Every list inside ``value`` (copied, so cutting it leaves the caller's data alone)."""
+    found: list[tuple[str, list[Any]]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "truncated":
+                continue
+            if isinstance(item, list):
+                value[key] = item = list(item)
+                found.append((f"{path}{key}", item))
+            found += _lists(item, f"{path}{key}.")
+    return found
+
+
+def _not_found(uri: str, message: str, suggestions: tuple[Any, ...] = ()) -> MCPError:
+    """The error for a resource URI that names nothing: invalid params (-32602), not an internal
+    error, with the closest entities in ``data`` for clients that read it."""
+    data: dict[str, Any] = {"uri": uri}
+    if suggestions:
+        data["suggestions"] = [{"iri": s.iri, "label": s.label, "type": s.type} for s in suggestions[:5]]
+    return MCPError(code=INVALID_PARAMS, message=message, data=data)
 
 
 def register_resources(mcp: FastMCP, runtime: Runtime) -> None:
@@ -102,7 +151,8 @@ def register_resources(mcp: FastMCP, runtime: Runtime) -> None:
         try:
             return _json(eng.describe(iri if iri in eng.catalog else id).to_dict())
         except UnknownEntity as error:
-            raise ResourceError(unknown_entity_message(error)) from None
+            uri = ENTITY_TEMPLATE.format(id=id)
+            raise _not_found(uri, unknown_entity_message(error), error.suggestions) from None
 
     @mcp.resource(
         LAYER_TEMPLATE,
@@ -112,17 +162,18 @@ def register_resources(mcp: FastMCP, runtime: Runtime) -> None:
         mime_type="application/json",
     )
     def layer(model: str, code: str) -> str:
+        uri = LAYER_TEMPLATE.format(model=model, code=code)
         if model not in MODELS:
-            raise ResourceError(f"unknown model {model!r}: use one of {', '.join(MODELS)}")
+            raise _not_found(uri, f"unknown model {model!r}: use one of {', '.join(MODELS)}")
         eng = engine()
         info = next((i for i in eng.layers(model) if (i.layer.code or "").lower() == code.lower()), None)
         if info is None:
             codes = ", ".join(i.layer.code or "?" for i in eng.layers(model))
-            raise ResourceError(f"no layer {code!r} in the {model} model; its codes are {codes}")
+            raise _not_found(uri, f"no layer {code!r} in the {model} model; its codes are {codes}")
         page = eng.describe(info.layer.iri).to_dict()
         page["members"] = [m.to_dict() for m in info.members]
         page["position"], page["runs_in"] = info.position, info.runs_in
-        return _json(page)
+        return _json(page, "the `describe` tool pages through its edges, `sparql` lists all members")
 
 
 def _known_as(runtime: Runtime, name: str) -> str:

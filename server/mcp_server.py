@@ -47,6 +47,9 @@ def build_server(
         middleware=[ArgumentErrors()],
         mask_error_details=False,
         on_duplicate="error",
+        # Output schemas share their definitions (`$defs`) instead of inlining them into every
+        # use: inlined, the four answer tools alone repeat the same schema ~40,000 characters.
+        dereference_schemas=False,
     )
     register_tools(mcp, runtime)
     register_resources(mcp, runtime)

@@ -8,17 +8,23 @@ synchronous and a tool may have to wait for the graph to finish loading.
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
+from fastmcp import Context
+from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
+from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from stackgraph.graph.model import UnknownEntity
+from stackgraph.graph.store import PREFIXES
 from stackgraph.server import render, schemas
-from stackgraph.server.bounds import Bounds, decode_cursor
+from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, Bounds, decode_cursor
 from stackgraph.server.errors import UserError, tool_errors, unknown_entity_message
+from stackgraph.server.mcp_sessions import conversation_key
 from stackgraph.server.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -26,39 +32,46 @@ if TYPE_CHECKING:
 
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Answer, EntityRef
+    from stackgraph.graph.triage_tree import TreeChoice
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+#: ``ask`` reads only, but a call with a ``conversation_id`` adds a turn that later calls build on.
+STATEFUL_READ = {**READ_ONLY, "idempotentHint": False}
 
 #: Page sizes of the lists inside an answer.
 ANSWER_LIMITS = {"entities": 20, "facts": 25, "sources": 10, "sparql": 5, "path": 20, "suggestions": 5}
 #: Default edges per direction shown by `describe` at each detail level.
 DESCRIBE_LIMITS = {"names": 50, "summary": 15, "full": 50}
-#: Characters of an export returned per call.
-EXPORT_CHUNK = 12_000
+#: An export chunk's size as JSON (quotes and line breaks escaped), leaving room in the result's
+#: bound for the fields around it.
+EXPORT_CHUNK = MAX_STRUCTURED_CHARS - 1_500
 #: Members of a layer shown inline by `list_layers`.
 LAYER_MEMBERS_SHOWN = 6
 
 Cursor = Annotated[
     str | None,
-    Field(
-        description="Opaque cursor from a previous result of this tool; pass it with the same arguments for the next page."
-    ),
+    Field(description="The previous result's `cursor`, for the next page (other arguments unchanged)."),
 ]
 EntityName = Annotated[
     str,
     Field(
         min_length=1,
         max_length=300,
-        description='An entity: its name as people write it ("NVLink", "CUDA OOM"), a layer code ("L5", "nine L8"), '
-        'a prefixed name ("kg:nvlink") or a full IRI.',
+        description='A name as people write it ("NVLink", "CUDA OOM"), a layer ("L5", "eight L5", "the operational '
+        'map\'s L2"), a prefixed name ("kg:nvlink") or an IRI.',
     ),
+]
+LayerModel = Annotated[
+    Literal["nine", "eight"] | None,
+    Field(description='The layer model a bare code ("L5") is in; "eight L5" or "nine L8" say it inline.'),
 ]
 ConversationId = Annotated[
     str | None,
     Field(
-        pattern=r"^[A-Za-z0-9._:-]{1,64}$",
-        description="Any id you choose (e.g. 'incident-42'); questions with the same id are one conversation, so "
-        "follow-ups like 'and how do I check it?' resolve against earlier answers. Omit for a standalone question.",
+        pattern=r"^[A-Za-z0-9._:_-]{1,64}$",
+        description="The `conversation_id` an earlier `ask` returned, so follow-ups ('and how do I check it?') "
+        "resolve against its answers; omit to start a conversation. Within an MCP session (or over stdio) "
+        "any name you choose works too ('incident-42').",
     ),
 ]
 
@@ -68,9 +81,58 @@ def _ask(engine: Engine, question: str, conversation: Any = None, intent: str | 
     return engine.ask(question, conversation, intent=intent)
 
 
-def _resolve(engine: Engine, name: str, argument: str) -> EntityRef:
+#: The kind of entity each shortcut tool is about (a class label ``Engine.search`` accepts).
+SHORTCUT_KINDS = {"where_fits": "technology", "owner_of_symptom": "symptom", "diagnose": "symptom"}
+
+
+def _closest(engine: Engine, text: str, kind: str, limit: int = 5) -> list[EntityRef]:
+    """The entities of ``kind`` whose names (or meaning) come nearest ``text``."""
+    found, _ = engine.search(text, type=kind, limit=limit)
+    return found
+
+
+def _check_type(engine: Engine, type_name: str) -> None:
+    """Refuse a ``search`` type no entity has, listing the types there are."""
+    from stackgraph.server.mcp_schema import class_names, is_class_name
+
+    if not is_class_name(engine, type_name):
+        raise UserError(
+            f"bad argument 'type': there is no type {type_name!r}; the types are: "
+            + ", ".join(class_names(engine))
+        )
+
+
+def _tree_notice(choice: TreeChoice) -> str | None:
+    """What an agent must know when the tree walked is not the symptom's own."""
+    name = choice.symptom.display
+    if choice.rule == "related":
+        return f"{name} has no triage tree; this is the tree of the related symptom {choice.tree_of.display}."
+    if choice.rule == "shared":
+        common = ", ".join(ref.display for ref in choice.shared[:5])
+        return (
+            f"{name} has no triage tree; this is the tree of {choice.tree_of.display}, which shares "
+            f"the most causes and checks with it ({common})."
+        )
+    if choice.rule == "none":
+        return f"No triage tree applies to {name}; here are its owners, causes and checks."
+    return None
+
+
+def _not_a_symptom(engine: Engine, text: str, error: UnknownEntity) -> str:
+    """The error for a `triage` text that names no symptom: what it is, and the closest symptoms."""
     try:
-        return engine.resolve(name)
+        ref = engine.resolve(text)
+        what = f"{text!r} is the {ref.type} {ref.display}, not a symptom."
+    except UnknownEntity:
+        what = f"no symptom matches {text!r}."
+    names = "; ".join(f"{s.display}" for s in error.suggestions[:5])
+    hint = f" Closest symptoms: {names}. Call again with one of these." if names else ""
+    return f"bad argument 'symptom': {what}{hint} Or use `search` with type 'symptom'."
+
+
+def _resolve(engine: Engine, name: str, argument: str, model: str | None = None) -> EntityRef:
+    try:
+        return engine.resolve(name, model=model)
     except UnknownEntity as error:
         raise UserError(unknown_entity_message(error, argument)) from None
 
@@ -82,15 +144,17 @@ def _to_dict(value: Any) -> Any:
 def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
     """Add every stackgraph tool to ``mcp``."""
 
-    def tool(model: type, title: str):
+    def tool(model: type, title: str, annotations: dict[str, bool] = READ_ONLY):
         def decorate(fn):
-            mcp.tool(
+            registered = Tool.from_function(
                 fn,
                 name=fn.__name__,
                 title=title,
-                output_schema=model.model_json_schema(),
-                annotations=READ_ONLY,
+                output_schema=schemas.output_schema(model),
+                annotations=ToolAnnotations(**annotations),
             )
+            registered.parameters = schemas.compact(registered.parameters)
+            mcp.add_tool(registered)
             return fn
 
         return decorate
@@ -101,6 +165,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         cursor: str | None,
         conversation_id: str | None = None,
         token: str | None = None,
+        notice: str | None = None,
+        suggestions: list[EntityRef] | None = None,
     ) -> ToolResult:
         token = token or runtime.remember_answer(answer)
         bounds = Bounds.for_key(tool_name, token, cursor, limit=25)
@@ -114,7 +180,12 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             "conversation_id": conversation_id,
         }
         for field, limit in ANSWER_LIMITS.items():
-            data[field] = bounds.page(field, list(getattr(answer, field)), _to_dict, limit=limit)
+            items = list(getattr(answer, field))
+            if field == "suggestions" and suggestions:
+                items += [s for s in suggestions if s.iri not in {i.iri for i in items}]
+            data[field] = bounds.page(field, items, _to_dict, limit=limit)
+        if notice:
+            data["notice"] = notice
         return bounds.finish(data, schemas.AnswerResult, render.answer)
 
     def cached_answer(tool_name: str, cursor: str) -> tuple[Answer, str]:
@@ -152,21 +223,30 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 return answer_result(tool_name, answer, cursor, token=token)
             engine = runtime.engine(semantic=True)
             answer = _ask(engine, question, None, intent)
+            kind = SHORTCUT_KINDS[tool_name]
             if not answer.answered and not answer.error:
-                suggestions = answer.suggestions
-                if not suggestions:
-                    try:
-                        engine.resolve(subject)
-                    except UnknownEntity as error:
-                        suggestions = error.suggestions
+                suggestions = list(answer.suggestions) or _closest(engine, subject, kind)
                 names = "; ".join(f"{s.display} ({s.type})" for s in suggestions[:5])
                 hint = f" Closest matches: {names}. Call again with one of these names." if names else ""
                 raise UserError(
                     f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}"
                 )
+            if answer.intent != intent:
+                # The engine read the text as another kind of question ("NVLink" is no symptom):
+                # keep its answer, but say so, with the closest entities of the kind asked for.
+                closest = _closest(engine, subject, kind)
+                about = next((e for e in answer.entities if e.type != "layer"), None)
+                read_as = f" ({about.display} is a {about.type})" if about else ""
+                names = "; ".join(f"{s.display}" for s in closest)
+                notice = (
+                    f"{tool_name} found no {kind} named {subject!r}; this is the {answer.intent} answer "
+                    f"instead{read_as}."
+                    + (f" Closest {kind}s: {names} (in `suggestions`); call again with one." if names else "")
+                )
+                return answer_result(tool_name, answer, None, notice=notice, suggestions=closest)
             return answer_result(tool_name, answer, None)
 
-    @tool(schemas.AnswerResult, "Ask stackgraph a question")
+    @tool(schemas.AnswerResult, "Ask stackgraph a question", STATEFUL_READ)
     def ask(
         question: Annotated[
             str,
@@ -179,26 +259,24 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         ],
         conversation_id: ConversationId = None,
         cursor: Cursor = None,
+        ctx: Context | None = None,
     ) -> ToolResult:
         """Answer a question about the AI infrastructure stack from the knowledge graph.
 
-        Use it for anything the specific tools do not cover, and for follow-ups: pass the same
-        `conversation_id` and "it", "that layer" refer to earlier answers. The result says whether
-        the graph answered (`answered`), the answer, the entities it is about, the facts (triples)
-        and seed-document sections it rests on, and the SPARQL it ran. When `answered` is false,
-        `suggestions` lists the closest entity names: ask again with one of them.
+        For anything the other tools do not cover, and for follow-ups: with the same
+        `conversation_id`, "it" and "that layer" refer to earlier answers (ids are per session).
+        Returns the answer, the entities, facts (triples) and seed sections it rests on, and the
+        SPARQL it ran; when `answered` is false, `suggestions` has the closest names.
         """
         with tool_errors("ask"):
             if cursor:
                 answer, token = cached_answer("ask", cursor)
                 return answer_result("ask", answer, cursor, conversation_id, token=token)
             engine = runtime.engine(semantic=True)
-            if conversation_id:
-                lock, conversation = runtime.conversation(conversation_id)
-                with lock:
-                    answer = _ask(engine, question, conversation)
-            else:
-                answer = _ask(engine, question)
+            key, conversation_id = conversation_key(ctx, conversation_id, runtime.conversations)
+            lock, conversation = runtime.conversation(key)
+            with lock:
+                answer = _ask(engine, question, conversation)
             return answer_result("ask", answer, None, conversation_id)
 
     @tool(schemas.SearchResult, "Search entities by name or meaning")
@@ -220,17 +298,16 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         limit: Annotated[int, Field(ge=1, le=50, description="Results per page (1-50).")] = 10,
         cursor: Cursor = None,
     ) -> ToolResult:
-        """Find entities whose names (or meaning) match some text, best first.
-
-        Use it to discover the exact name of a technology, symptom, command or layer before
-        calling `describe`, `neighbors`, `related` or `triage`, or when another tool reported an
-        unknown entity. Each result has the entity's IRI, label, type and a match score.
-        """
+        """Find entities whose names (or meaning) match some text, best first: the exact name of
+        a technology, symptom, command or layer for the other tools, or after an unknown-entity
+        error. An unknown `type` fails with the list of types."""
         with tool_errors("search"):
-            bounds = Bounds("search", (text, type), cursor, limit)
+            bounds = Bounds("search", (text, type, limit), cursor, limit)
             offset = bounds.offsets.get("results", 0) if bounds.continuing else 0
             engine = runtime.engine(semantic=True)
             found, total = engine.search(text, type=type, limit=limit, offset=offset)
+            if type and not total:
+                _check_type(engine, type)
             page = bounds.window("results", [r.to_dict() for r in found], total, offset)
             return bounds.finish(
                 {"text": text, "type": type, "results": page}, schemas.SearchResult, render.search
@@ -254,20 +331,17 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 description="Edges per direction per page (default 15 for summary, 50 for full).",
             ),
         ] = None,
+        model: LayerModel = None,
         cursor: Cursor = None,
     ) -> ToolResult:
-        """Everything the graph says about one entity: what it is, the layers it fits (with role
-        and how sure the graph is), its edges to other entities in both directions, and the seed
-        sections that say so.
-
-        Use it after `search`/`where_fits` to read an entity's page. An unknown name fails with
-        the closest matches.
-        """
+        """Everything the graph says about one entity: what it is, the layers it fits (role and
+        basis), its edges in both directions, and the seed sections that say so. An unknown name
+        fails with the closest matches."""
         with tool_errors("describe", "entity"):
             limit = limit or DESCRIBE_LIMITS[detail]
-            bounds = Bounds("describe", (entity, detail), cursor, limit)
+            bounds = Bounds("describe", (entity, detail, limit, model), cursor, limit)
             engine = runtime.engine()
-            desc = engine.describe(entity)
+            desc = engine.describe(_resolve(engine, entity, "entity", model).iri)
             full = detail == "full"
 
             def placement(p: Any) -> dict[str, Any]:
@@ -303,12 +377,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         ],
         cursor: Cursor = None,
     ) -> ToolResult:
-        """Which layer(s) of the stack a technology belongs to, in what role, and on what evidence.
-
-        Answers from both layer models (the nine-layer co-design model and the eight-layer
-        operational map) where the graph places it. An unknown technology fails with the closest
-        matches.
-        """
+        """Which layer(s) of both layer models a technology belongs to, in what role, on what
+        evidence. An unknown technology fails with the closest matches; when the text names
+        something else (a symptom), `notice` says which question was answered instead."""
         return await shortcut(
             "where_fits", f"Where does {technology} fit in the stack?", "where_fits", cursor, technology
         )
@@ -325,11 +396,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         ],
         cursor: Cursor = None,
     ) -> ToolResult:
-        """Which layer (and so which team) owns a symptom, with the likely causes the graph knows.
-
-        Use it first when triaging an incident; then `diagnose` for what to check and `triage`
-        to walk the decision tree.
-        """
+        """Which layer (and so which team) owns a symptom, with its likely causes. First step of
+        incident triage; then `triage` and `diagnose`. When the text is no symptom (a
+        technology), `notice` says so and `suggestions` has the closest symptoms."""
         return await shortcut(
             "owner_of_symptom", f"Which layer owns {symptom}?", "owner_of_symptom", cursor, symptom
         )
@@ -363,18 +432,28 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         ] = [],  # noqa: B006 - pydantic copies defaults; the list is never mutated
         cursor: Cursor = None,
     ) -> ToolResult:
-        """Walk the decision tree for a symptom one question at a time.
+        """Walk a symptom's decision tree one question at a time; the symptom may be free text
+        ("first tokens are slow"), and the tree that applies is picked (see `tree`).
 
-        Call with `answers=[]` to get the first question and its `options`; call again with one
-        option appended to `answers` until `done` is true, then read `conclusion`, the owning
-        `layers`, likely `causes` and the `diagnostics` to run. An answer that is not one of the
-        options fails and lists the valid ones.
+        Call with `answers=[]` for the first question and its `options`; append one option per
+        call until `done`, then read `conclusion`, `layers`, `causes` and `diagnostics`.
         """
         with tool_errors("triage", "symptom"):
+            from stackgraph.graph.triage_tree import choose_tree
+
             bounds = Bounds("triage", (symptom, list(answers)), cursor, 25)
-            state = runtime.engine().triage(symptom, answers)
+            engine = runtime.engine(semantic=True)
+            try:
+                choice = choose_tree(engine, symptom)
+            except UnknownEntity as error:
+                raise UserError(_not_a_symptom(engine, symptom, error)) from None
+            state = engine.triage((choice.tree_of or choice.symptom).iri, answers)
             data = {
                 "symptom": state.symptom.to_dict(),
+                "read_as": choice.symptom.to_dict(),
+                "tree_rule": choice.rule,
+                "tree_shared": [ref.to_dict() for ref in choice.shared[:10]],
+                "notice": _tree_notice(choice),
                 "done": state.done,
                 "question": state.question,
                 "options": bounds.page("options", list(state.options)),
@@ -393,13 +472,14 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         a: EntityName,
         b: EntityName,
         max_hops: Annotated[int, Field(ge=1, le=8, description="Longest path to look for (1-8).")] = 6,
+        model: LayerModel = None,
         cursor: Cursor = None,
     ) -> ToolResult:
         """The shortest chain of relations between two entities (e.g. NVLink and NCCL), each hop
         labelled with its relation. `connected` is false when no path exists within `max_hops`."""
         with tool_errors("related"):
             engine = runtime.engine()
-            ref_a, ref_b = _resolve(engine, a, "a"), _resolve(engine, b, "b")
+            ref_a, ref_b = _resolve(engine, a, "a", model), _resolve(engine, b, "b", model)
             bounds = Bounds("related", (ref_a.iri, ref_b.iri, max_hops), cursor, 25)
             path = engine.related(ref_a.iri, ref_b.iri, max_hops=max_hops)
             data = {
@@ -416,14 +496,15 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         entity: EntityName,
         depth: Annotated[int, Field(ge=1, le=3, description="Hops to follow (1-3).")] = 1,
         limit: Annotated[int, Field(ge=1, le=200, description="Edges per page (1-200).")] = 25,
+        model: LayerModel = None,
         cursor: Cursor = None,
     ) -> ToolResult:
         """The edges within `depth` hops of an entity, nearest first: what it connects to and
         what connects to it. Page through large neighbourhoods with `cursor`."""
         with tool_errors("neighbors", "entity"):
             engine = runtime.engine()
-            ref = _resolve(engine, entity, "entity")
-            bounds = Bounds("neighbors", (ref.iri, depth), cursor, limit)
+            ref = _resolve(engine, entity, "entity", model)
+            bounds = Bounds("neighbors", (ref.iri, depth, limit), cursor, limit)
             offset = bounds.offsets.get("edges", 0) if bounds.continuing else 0
             edges, total = engine.neighbors(ref.iri, depth=depth, limit=offset + limit)
             page = bounds.window(
@@ -447,7 +528,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         """The layers of the stack in order, each with its code, name, where it runs and a few of
         its members. Use `describe` on a layer ("L8", "eight L5") for all its members."""
         with tool_errors("list_layers"):
-            bounds = Bounds("list_layers", (model,), cursor, limit)
+            bounds = Bounds("list_layers", (model, limit), cursor, limit)
             infos = runtime.engine().layers(model)
 
             def layer(info: Any) -> dict[str, Any]:
@@ -483,19 +564,58 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
     ) -> ToolResult:
         """Query the graph directly with SPARQL (read-only).
 
+        Call `schema` first: it lists the classes and properties with counts and gives example
+        queries that run. Rows are typed bindings ({type: uri|literal|bnode, value, datatype?,
+        xml:lang?}); at most 10,000 rows are paged through, past that narrow the query.
         Updates, SERVICE, LOAD and remote FROM are refused; the query stops at `timeout_s`.
         Prefer the other tools for questions they answer; use this for lists and counts they
         do not offer (e.g. every technology of one layer).
         """
         with tool_errors("sparql"):
-            from stackgraph.server.sparql_tool import run_sparql
+            from stackgraph.server.sparql_tool import max_rows, run_sparql
 
-            bounds = Bounds("sparql", (query,), cursor, limit)
+            bounds = Bounds("sparql", (query, limit), cursor, limit)
             offset = bounds.offsets.get("rows", 0) if bounds.continuing else 0
-            outcome = run_sparql(runtime.engine(), query, offset + limit, timeout_s)
-            rows, total = outcome.pop("rows"), outcome.pop("total")
-            page = bounds.window("rows", rows[offset : offset + limit], total, offset, more=total is None)
-            return bounds.finish({**outcome, "rows": page}, schemas.SparqlResult, render.sparql)
+            cap = max_rows()
+            reach = min(offset + limit, cap)
+            outcome = run_sparql(runtime.engine(), query, reach, timeout_s)
+            rows, total, capped = outcome.pop("rows"), outcome.pop("total"), outcome.pop("capped")
+            at_cap = capped and reach >= cap  # no page past the guard's row cap: end here, say why
+            page = bounds.window("rows", rows[offset:reach], total, offset, more=capped and not at_cap)
+            page.capped = at_cap
+            data = {**outcome, "rows": page}
+            if at_cap:
+                data["notice"] = (
+                    f"The query has more than {cap:,} rows, the most this server pages through; no cursor "
+                    "goes further. Narrow it: a FILTER or a more specific pattern, ORDER BY with "
+                    "LIMIT/OFFSET inside the query, or SELECT (COUNT(*) AS ?n) for the size."
+                )
+            return bounds.finish(data, schemas.SparqlResult, render.sparql)
+
+    @tool(schemas.SchemaResult, "Classes, properties and example queries for SPARQL")
+    def schema(
+        limit: Annotated[
+            int, Field(ge=1, le=100, description="Classes and properties per page (1-100).")
+        ] = 40,
+        cursor: Cursor = None,
+    ) -> ToolResult:
+        """The graph's vocabulary for writing `sparql` queries: every class with its number of
+        instances, every property with its number of uses (and domain/range when declared),
+        the predeclared prefixes, and example queries that run as they are (symptom -> owning
+        layer, a layer's technologies, checks per symptom, sources), using OPTIONAL for what
+        not every entity has. Call it before your first `sparql` query."""
+        with tool_errors("schema"):
+            from stackgraph.server.mcp_schema import EXAMPLES, graph_schema
+
+            bounds = Bounds("schema", (limit,), cursor, limit)
+            found = graph_schema(runtime.engine())
+            data = {
+                "prefixes": {k: v for k, v in sorted(PREFIXES.items()) if k},
+                "classes": bounds.page("classes", found["classes"]),
+                "properties": bounds.page("properties", found["properties"]),
+                "examples": [{"title": e.title, "query": e.query} for e in EXAMPLES],
+            }
+            return bounds.finish(data, schemas.SchemaResult, render.schema)
 
     @tool(schemas.ExportResult, "Export the subgraph around an entity")
     def export_subgraph(
@@ -508,6 +628,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 "the diagram rendered (needs Graphviz); graphml: for graph tools; markdown: a readable page."
             ),
         ] = "turtle",
+        model: LayerModel = None,
         cursor: Cursor = None,
     ) -> ToolResult:
         """The entity and everything within `depth` hops, as RDF (Turtle, N-Triples, JSON-LD), a
@@ -517,7 +638,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             from stackgraph.server.export_tool import run_export
 
             engine = runtime.engine()
-            ref = _resolve(engine, entity, "entity")
+            ref = _resolve(engine, entity, "entity", model)
             bounds = Bounds("export_subgraph", (ref.iri, depth, format), cursor, EXPORT_CHUNK)
             offset = bounds.offsets.get("content", 0) if bounds.continuing else 0
             text = run_export(engine, ref.iri, format, depth)
@@ -532,14 +653,17 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 "total_chars": len(text),
                 "offset": offset,
             }
-            return bounds.finish(data, schemas.ExportResult, render.export)
+            return bounds.finish(data, schemas.ExportResult, render.export, raw_field="content")
 
 
 def _chunk(text: str, offset: int, size: int) -> str:
-    """Up to ``size`` characters from ``offset``, ending at a line break when one is near."""
+    """The text from ``offset`` whose JSON form (escapes included) is at most ``size`` characters,
+    ending at a line break when one is near, so each chunk is whole lines."""
     piece = text[offset : offset + size]
-    if offset + size < len(text):
+    while len(json.dumps(piece)) > size:
+        piece = piece[: max(1, len(piece) * size // len(json.dumps(piece)) - 8)]
+    if offset + len(piece) < len(text):
         cut = piece.rfind("\n")
-        if cut > size // 2:
+        if cut > len(piece) // 2:
             piece = piece[: cut + 1]
     return piece

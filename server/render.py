@@ -1,7 +1,8 @@
-"""Short text renderings of tool results, for agents and clients that read text before JSON.
+"""Short summaries of tool results: the first lines of each result's text content.
 
 Each function takes the structured content a tool is about to return (already paged and trimmed)
-and says the gist in a few lines; the structured content stays the complete record.
+and says the gist in a few lines. The text content goes on with the cursor and the whole record
+as JSON (``bounds.text_content``), so a summary may leave things out but must not mislead.
 """
 
 from __future__ import annotations
@@ -83,8 +84,10 @@ def _value(value: dict[str, Any] | str) -> str:
 
 
 def triage(data: dict[str, Any]) -> str:
+    read_as = data.get("read_as")
     lines = [
-        f"Triage of {_ref(data['symptom'])}"
+        (f"Read {_ref(read_as)}; " if read_as and read_as["iri"] != data["symptom"]["iri"] else "")
+        + f"Triage of {_ref(data['symptom'])}"
         + (f" after: {' → '.join(data['taken'])}" if data["taken"] else "")
     ]
     if data["done"]:
@@ -135,7 +138,10 @@ def layers(data: dict[str, Any]) -> str:
         layer = info["layer"]
         model = f"[{layer['model']}] " if layer.get("model") and data["model"] is None else ""
         runs = f" (runs in {info['runs_in']})" if info.get("runs_in") else ""
-        lines.append(f"{model}{_ref(layer)}{runs}: {info['members_total']} member(s)")
+        names = ", ".join(_ref(m) for m in info["members"])
+        more = info["members_total"] - len(info["members"])
+        names += f" (+{more} more: describe the layer for all)" if more > 0 else ""
+        lines.append(f"{model}{_ref(layer)}{runs}: {info['members_total']} member(s): {names}")
     return "\n".join(lines) or "No layers."
 
 
@@ -143,17 +149,41 @@ def sparql(data: dict[str, Any]) -> str:
     if data["kind"] == "ask":
         return f"ASK → {data['boolean']}"
     page = data["rows"]
-    lines = [f"{page['total']} row(s)" + (f", showing {len(page['items'])}" if page["truncated"] else "")]
+    shown = len(page["items"])
+    first, last = page["offset"] + 1, page["offset"] + shown
+    if page["total"] is not None:
+        head = f"{page['total']} row(s)" + (f", rows {first}-{last} here" if page["total"] > shown else "")
+    else:
+        head = f"rows {first}-{last} here; more follow (total unknown)" if page["truncated"] else ""
+        head = head or f"rows {first}-{last}, the last this server returns"
+    lines = [head]
     columns = data["variables"] or (sorted(page["items"][0]) if page["items"] else [])
     if columns:
         lines.append(" | ".join(columns))
-        for row in page["items"][:30]:
-            lines.append(" | ".join(str(row.get(c, "")) for c in columns))
+        for row in page["items"][:10]:
+            lines.append(" | ".join(_binding(row.get(c)) for c in columns))
     return "\n".join(lines)
+
+
+def _binding(value: Any) -> str:
+    """A SPARQL binding ({type, value, ...}, or a CONSTRUCT triple's plain string) in a table cell."""
+    if isinstance(value, dict):
+        return str(value.get("value", ""))
+    return "" if value is None else str(value)
 
 
 def export(data: dict[str, Any]) -> str:
     end = data["offset"] + len(data["content"])
     head = f"{data['format']} export of {_ref(data['entity'])}, depth {data['depth']}"
     head += f" (characters {data['offset']}-{end} of {data['total_chars']})"
-    return head + "\n" + data["content"]
+    return head
+
+
+def schema(data: dict[str, Any]) -> str:
+    classes = ", ".join(f"{c['name']} ({c['instances']})" for c in data["classes"]["items"][:12])
+    properties = ", ".join(f"{p['name']} ({p['uses']})" for p in data["properties"]["items"][:12])
+    return (
+        f"{data['classes']['total']} classes, most instances first: {classes}\n"
+        f"{data['properties']['total']} properties, most used first: {properties}\n"
+        f"{len(data['examples'])} example queries follow in the record; run them with `sparql`."
+    )

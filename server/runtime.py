@@ -94,6 +94,10 @@ class LRU(Generic[K, V]):
     def __len__(self) -> int:
         return len(self._items)
 
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._items
+
 
 def _warm_imports() -> None:
     import importlib
@@ -175,7 +179,8 @@ class Runtime:
         return self._engine
 
     def conversation(self, conversation_id: str) -> tuple[threading.Lock, Conversation]:
-        """The conversation with this id (created on first use) and the lock serialising its turns."""
+        """The conversation under this key (created on first use) and the lock serialising its
+        turns. The MCP server's keys carry their scope (``mcp_sessions.conversation_key``)."""
         from stackgraph.graph.conversation import Conversation
 
         return self.conversations.get_or_create(conversation_id, lambda: (threading.Lock(), Conversation()))

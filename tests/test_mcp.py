@@ -17,15 +17,25 @@ import jsonschema
 import pytest
 import rdflib
 from fastmcp import Client
+from mcp import MCPError
+from mcp_types import INVALID_PARAMS
 
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.model import UnknownEntity
 from stackgraph.graph.store import PREFIXES
 from stackgraph.server import bounds as bounds_module
 from stackgraph.server import schemas
-from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, MAX_TEXT_CHARS, Bounds, decode_cursor
+from stackgraph.server.bounds import (
+    MAX_RESULT_CHARS,
+    MAX_STRUCTURED_CHARS,
+    MAX_TEXT_CHARS,
+    Bounds,
+    decode_cursor,
+    parse_text_content,
+)
 from stackgraph.server.http import BindRefused, check_bind, create_app, is_loopback
 from stackgraph.server.mcp_server import build_server
+from stackgraph.server.mcp_sessions import ISSUED, conversation_key
 from stackgraph.server.runtime import LRU
 
 TOOLS = {
@@ -41,9 +51,10 @@ TOOLS = {
     "list_layers",
     "sparql",
     "export_subgraph",
+    "schema",
 }
 #: What "about 20,000 characters" means for one whole result (text plus structured JSON).
-RESULT_CAP = 20_000
+RESULT_CAP = MAX_RESULT_CHARS
 
 
 # ------------------------------------------------------------------------------------- fixtures
@@ -111,11 +122,27 @@ async def call(client, tool: str, arguments: dict, schemas_by_tool: dict[str, di
         text = "".join(block.text for block in result.content)
         size = len(text) + len(json.dumps(result.structured_content))
         assert size <= RESULT_CAP, f"{tool} returned {size} characters"
-        assert len(json.dumps(result.structured_content)) <= MAX_STRUCTURED_CHARS + 1_000
+        assert len(json.dumps(result.structured_content)) <= MAX_STRUCTURED_CHARS
         assert len(text) <= MAX_TEXT_CHARS
+        assert_text_is_the_record(result)
         if schemas_by_tool:
             jsonschema.validate(result.structured_content, schemas_by_tool[tool])
     return result
+
+
+def assert_text_is_the_record(result) -> None:
+    """The text content carries the whole structured content: a client that passes only `content`
+    to its model loses nothing (cursor, names, the whole export chunk)."""
+    assert len(result.content) == 1
+    summary, record, raw = parse_text_content(result.content[0].text)
+    data = result.structured_content
+    assert summary.strip()
+    if raw is not None:
+        assert raw == data["content"]
+        record = {**record, "content": raw}
+    assert record == data
+    if data.get("cursor"):
+        assert f"cursor={data['cursor']}" in summary
 
 
 def without_cursors(value):
@@ -159,17 +186,10 @@ async def test_every_tool_is_listed_read_only_with_schemas_and_documented_argume
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
         assert len(tool.description or "") > 80, tool.name
         hints = tool.annotations
-        assert (
-            hints.read_only_hint,
-            hints.idempotent_hint,
-            hints.open_world_hint,
-            hints.destructive_hint,
-        ) == (
-            True,
-            True,
-            False,
-            False,
-        ), tool.name
+        assert (hints.read_only_hint, hints.open_world_hint, hints.destructive_hint) == (True, False, False)
+        # ask with a conversation_id adds a turn that later calls build on: not idempotent.
+        assert hints.idempotent_hint is (tool.name != "ask"), tool.name
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         for name, prop in tool.input_schema["properties"].items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
 
@@ -217,7 +237,8 @@ async def test_an_engine_failure_inside_a_tool_is_an_error_result_and_the_server
 
     server = build_server(Exploding, semantic=False)
     async with Client(server) as connected:
-        message = error_text(await call(connected, "describe", {"entity": "anything"}))
+        known = next(iter(engine.catalog.records))  # describe resolves the name before failing
+        message = error_text(await call(connected, "describe", {"entity": known}))
         assert message == "describe failed: RuntimeError: kaboom"
         assert not (await call(connected, "list_layers", {})).is_error
 
@@ -344,12 +365,16 @@ async def test_ask_keeps_conversations_by_id(client, server, names, output_schem
         client, "ask", {"question": question, "conversation_id": "incident-42"}, output_schemas
     )
     assert first.structured_content["conversation_id"] == "incident-42"
-    lock, conversation = runtime.conversation("incident-42")
+    key, _ = conversation_key(None, "incident-42", set())  # in memory: the process's own scope
+    lock, conversation = runtime.conversation(key)
     assert [t.question for t in conversation.turns] == [question]
     await call(client, "ask", {"question": "and which layer is that?", "conversation_id": "incident-42"})
     assert len(conversation.turns) == 2
     alone = await call(client, "ask", {"question": question}, output_schemas)
-    assert alone.structured_content["conversation_id"] is None
+    issued = alone.structured_content["conversation_id"]  # a new conversation, under an issued id
+    assert issued and issued != "incident-42" and ISSUED.match(issued)
+    follow = await call(client, "ask", {"question": "and which layer is that?", "conversation_id": issued})
+    assert follow.structured_content["conversation_id"] == issued
     assert "conversation_id" in error_text(
         await call(client, "ask", {"question": "x", "conversation_id": "bad id!"})
     )
@@ -423,7 +448,8 @@ async def test_sparql_through_the_guard(client, engine, output_schemas):
     assert data["kind"] == "select" and data["variables"] == ["e", "label"]
     expected = [(str(r.e), str(r.label)) for r in engine.graph.query(select, initNs=PREFIXES)]
     rows = await all_pages(client, "sparql", {"query": select, "limit": 3}, "rows", output_schemas)
-    assert [(r["e"], r["label"]) for r in rows] == expected
+    assert [(r["e"]["value"], r["label"]["value"]) for r in rows] == expected
+    assert {r["e"]["type"] for r in rows} == {"uri"} and {r["label"]["type"] for r in rows} == {"literal"}
     ask = await call(client, "sparql", {"query": "ASK { ?s a sg:Layer }"}, output_schemas)
     assert ask.structured_content["boolean"] is (len(expected) > 0)
     construct = await call(
@@ -509,20 +535,32 @@ async def test_resource_templates_per_entity_and_per_layer(client, engine, names
     assert templates == {"stackgraph://entity/{id}", "stackgraph://layer/{model}/{code}"}
     hub = names["hub"]
     local = hub.rsplit("/", 1)[-1]
-    page = json.loads((await client.read_resource(f"stackgraph://entity/{local}"))[0].text)
+    text = (await client.read_resource(f"stackgraph://entity/{local}"))[0].text
+    assert len(text) <= MAX_RESULT_CHARS
+    page = json.loads(text)
     assert page["entity"]["iri"] == hub
-    assert page == engine.describe(hub).to_dict()
+    full = engine.describe(hub).to_dict()
+    cut = page.pop("truncated", {"lists": {}})["lists"]  # the hub may be too big for one resource
+    for name, value in full.items():
+        if name in cut:
+            assert cut[name] == len(value) and value[: len(page[name])] == page[name], name
+        else:
+            assert page[name] == value, name
     layers = engine.layers("nine") or engine.layers("eight")
     if layers:
         model = "nine" if engine.layers("nine") else "eight"
         code = layers[0].layer.code
         layer = json.loads((await client.read_resource(f"stackgraph://layer/{model}/{code}"))[0].text)
         assert layer["entity"]["iri"] == layers[0].layer.iri
-        assert len(layer["members"]) == len(layers[0].members)
-    with pytest.raises(Exception, match="unknown entity|no entity"):
+        members = layer.get("truncated", {"lists": {}})["lists"].get("members", len(layer["members"]))
+        assert members == len(layers[0].members)
+    with pytest.raises(MCPError, match="unknown entity|no entity") as unknown:
         await client.read_resource("stackgraph://entity/definitely-not-an-entity-xyz")
-    with pytest.raises(Exception, match="unknown model"):
+    assert unknown.value.error.code == INVALID_PARAMS  # names nothing: invalid params, not internal
+    assert unknown.value.error.data["uri"] == "stackgraph://entity/definitely-not-an-entity-xyz"
+    with pytest.raises(MCPError, match="unknown model") as model:
         await client.read_resource("stackgraph://layer/ten/L1")
+    assert model.value.error.code == INVALID_PARAMS
 
 
 # ------------------------------------------------------------------------------------- prompts
