@@ -24,19 +24,33 @@ TABS: tuple[tuple[str, str, str], ...] = (
 
 APP: list[Binding] = [
     Binding("f1", "toggle_keys", "Keys", priority=True, id="stackgraph.keys"),
+    # Not priority: in a text box "?" is a character, and the box takes it first.
+    Binding("question_mark", "toggle_keys", "Keys", show=False, id="stackgraph.keys-question"),
     # Priority, so that no focused widget can take them (the SPARQL editor binds F6 and F7).
     *(
         Binding(key, f"show_tab('{pane}')", title, show=False, priority=True, id=f"stackgraph.tab.{pane}")
         for pane, title, key in TABS
     ),
     Binding("ctrl+g", "goto_entity", "Go to", priority=True, id="stackgraph.goto"),
-    Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="stackgraph.quit"),
+    Binding("ctrl+q", "quit", "Quit", priority=True, id="stackgraph.quit"),
 ]
 
 ASK: list[Binding] = [
     Binding("ctrl+o", "open_sparql", "SPARQL", id="stackgraph.ask.open-sparql"),
     Binding("ctrl+t", "open_entity", "Entity", id="stackgraph.ask.open-entity"),
     Binding("ctrl+n", "new_conversation", "New chat", id="stackgraph.ask.new-conversation"),
+    Binding("shift+tab", "focus_answer", "Select answer", show=False, id="stackgraph.ask.focus-answer"),
+    Binding("ctrl+y", "copy_answer", "Copy answer", show=False, id="stackgraph.ask.copy"),
+    Binding("pageup", "scroll_log(-1)", "Scroll up", show=False, id="stackgraph.ask.page-up"),
+    Binding("pagedown", "scroll_log(1)", "Scroll down", show=False, id="stackgraph.ask.page-down"),
+]
+
+#: Keys of an answer that has focus (shift+tab from the question box).
+ANSWER: list[Binding] = [
+    Binding("y,ctrl+c", "copy_answer", "Copy", id="stackgraph.answer.copy"),
+    Binding("s", "copy_sparql", "Copy SPARQL", id="stackgraph.answer.copy-sparql"),
+    Binding("up", "focus_sibling(-1)", "Older answer", show=False, id="stackgraph.answer.previous"),
+    Binding("down", "focus_sibling(1)", "Newer answer", show=False, id="stackgraph.answer.next"),
 ]
 
 #: The question box's own keys (the Ask pane also answers to them, for the palette).
@@ -86,6 +100,7 @@ class KeyGroup:
 GROUPS: tuple[KeyGroup, ...] = (
     KeyGroup("App", None, tuple(APP)),
     KeyGroup("Ask", "ask", tuple(ASK + HISTORY_INPUT)),
+    KeyGroup("Answer", "ask", tuple(ANSWER)),
     KeyGroup("Browse", "browse", tuple(BROWSE)),
     KeyGroup("Entity", "entity", tuple(ENTITY)),
     KeyGroup("Triage", "triage", tuple(TRIAGE)),
@@ -95,12 +110,21 @@ GROUPS: tuple[KeyGroup, ...] = (
 
 #: Longer help for the palette, by binding id; the footer keeps the short description.
 HELP: dict[str, str] = {
-    "stackgraph.keys": "Show or hide every key of the current screen",
+    "stackgraph.keys": "Show or hide the keys of every screen, this one's first",
+    "stackgraph.keys-question": "The same, outside a text box",
     "stackgraph.goto": "Jump to any entity by name",
     "stackgraph.quit": "Leave stackgraph",
     "stackgraph.ask.open-sparql": "Open the SPARQL behind the last answer in the SPARQL tab",
     "stackgraph.ask.open-entity": "Open the page of the entity the last answer is about",
     "stackgraph.ask.new-conversation": "Forget earlier turns: the next question starts afresh",
+    "stackgraph.ask.focus-answer": "Select the newest answer (then y copies it, s its SPARQL, ↑/↓ move)",
+    "stackgraph.ask.copy": "Copy the newest answer's text from the question box",
+    "stackgraph.ask.page-up": "Scroll the chat up a page (from the question box)",
+    "stackgraph.ask.page-down": "Scroll the chat down a page",
+    "stackgraph.answer.copy": "Copy the focused answer's text",
+    "stackgraph.answer.copy-sparql": "Copy the SPARQL behind the focused answer",
+    "stackgraph.answer.previous": "Focus the answer above",
+    "stackgraph.answer.next": "Focus the answer below (past the last: the question box)",
     "stackgraph.history.previous": "Recall the previous question",
     "stackgraph.history.next": "Recall the next question",
     "stackgraph.browse.open": "Open the page of the highlighted node",
