@@ -609,3 +609,186 @@ def test_a_missing_data_file_is_reported_before_the_app_starts(capsys: pytest.Ca
 
     assert cli_main.main(["tui", "--data", "/nonexistent/facts.ttl"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------- issue 14: the chat log
+
+
+def _fully_visible(view, log) -> bool:
+    return log.region.y <= view.region.y and view.region.bottom <= log.region.bottom
+
+
+QUESTIONS = (
+    "where does NVLink fit?",
+    "what is it?",
+    "which layer owns CUDA OOM?",
+    "where does JAX fit?",
+    "what is a flurbo?",
+)
+
+
+async def test_the_newest_answer_is_shown_whole_after_five_questions_and_a_resize(engine: Engine) -> None:
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for question in QUESTIONS:
+            await ask(pilot, question)
+        log = app.query_one("#ask-log")
+        newest = list(app.query(AnswerView))[-1]
+        assert newest.question == QUESTIONS[-1] and newest.answer is not None
+        assert log.max_scroll_y > 0  # the conversation no longer fits: the test means something
+        assert _fully_visible(newest, log)
+        assert _fully_visible(newest.query_one(".suggestions"), log)  # "did you mean" not hidden
+        await pilot.resize_terminal(100, 30)
+        await settle(pilot)
+        assert _fully_visible(newest, log)
+        assert log.scroll_y == log.max_scroll_y
+
+        # PageUp/PageDown from the question box scroll the log, and the box keeps focus.
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert log.scroll_y < log.max_scroll_y
+        assert app.focused is app.query_one("#ask-input")
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert log.scroll_y == log.max_scroll_y
+
+
+async def test_a_follow_up_is_marked_with_what_it_is_about(engine: Engine) -> None:
+    member = a_member(engine)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first = await ask(pilot, f"where does {member.label} fit?")
+        assert first.about is None and not first.query(".about")
+        follow = await ask(pilot, "what is it?")
+        assert follow.about == member.iri
+        assert member.display in str(follow.query_one(".about", Static).content)
+
+
+async def test_y_copies_the_focused_answer_and_s_its_sparql(engine: Engine) -> None:
+    member = a_member(engine)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        first = await ask(pilot, f"where does {member.label} fit?")
+        await ask(pilot, "what is a flurbo?")
+        await pilot.press("shift+tab")  # the newest answer takes focus
+        assert isinstance(app.focused, AnswerView) and app.focused.question == "what is a flurbo?"
+        await pilot.press("up")  # the answer above
+        assert app.focused is first
+        await pilot.press("y")
+        assert first.answer is not None and first.answer.answer in app.clipboard
+        assert any("Copied" in n.message for n in app._notifications)
+        await pilot.press("s")
+        assert app.clipboard == "\n\n".join(strip_prefixes(q) for q in first.answer.sparql)
+        await pilot.press("down", "down")  # past the newest: back to the question box
+        assert app.focused is app.query_one("#ask-input")
+
+
+async def test_help_lists_the_keys_of_the_current_tab_first_and_closes(engine: Engine) -> None:
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await settle(pilot)
+        await pilot.press("question_mark")  # outside a text box, ? is the help key
+        await pilot.pause()
+        from stackgraph.tui.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        groups = [str(s.content) for s in app.screen.query(".help-group").results(Static)]
+        assert groups[0].startswith("Triage")
+        for binding in keys.TRIAGE:
+            assert keys.HELP[binding.id] in groups[0]
+        assert "Cursor word left" not in "".join(groups)  # Textual's generic editing keys stay out
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        # In the question box "?" is typed, F1 still opens help.
+        await pilot.press("f2")
+        await pilot.press(*"why?")
+        assert app.query_one("#ask-input", Input).value == "why?"
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        assert str(app.screen.query(".help-group").first(Static).content).startswith("Ask")
+        await pilot.press("f1")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_tab_labels_show_their_keys_and_the_footer_shows_quit(engine: Engine) -> None:
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for pane, title, key in keys.TABS:
+            label = str(app.query_one(f"#--content-tab-{pane}").label)
+            assert title in label and key.upper() in label
+        footer = " ".join(str(k.render()) for k in app.query("FooterKey"))
+        assert "Quit" in footer
+
+
+# ---------------------------------------------------------------------------------- issue 14: safe export
+
+
+async def _export_results(pilot, fmt: str) -> None:
+    await pilot.press("f6")
+    await run_in_editor(pilot, SELECT_LAYERS)
+    await pilot.press("f7")
+    await settle(pilot)
+    pilot.app.query_one("#export-format", Select).value = fmt
+    await settle(pilot)
+
+
+async def test_export_asks_before_overwriting_and_reports_the_absolute_path(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stackgraph.tui.confirm import Confirm
+
+    monkeypatch.chdir(tmp_path)
+    existing = tmp_path / "layers.csv"
+    existing.write_text("keep me", encoding="utf-8")
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _export_results(pilot, "csv")
+        app.query_one("#export-path", Input).value = "layers.csv"  # relative, as typed
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        await pilot.pause()
+        assert existing.read_text(encoding="utf-8") == "keep me"
+        assert "Not saved" in str(app.query_one("#export-status", Static).content)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        status = str(app.query_one("#export-status", Static).content)
+        assert str(existing) in status  # the absolute path, not "layers.csv"
+    assert existing.read_text(encoding="utf-8").splitlines()[0] == "layer,code"
+
+
+async def test_the_file_extension_follows_the_format(engine: Engine, tmp_path: Path) -> None:
+    from stackgraph.tui.export import RESULT_EXTENSIONS
+
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _export_results(pilot, "csv")
+        path = app.query_one("#export-path", Input)
+        path.value = str(tmp_path / "mine.csv")  # a name the user chose
+        app.query_one("#export-format", Select).value = "json"
+        await settle(pilot)
+        assert path.value == str(tmp_path / f"mine{RESULT_EXTENSIONS['json']}")
+
+
+async def test_a_screenshot_goes_to_the_current_directory(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.deliver_screenshot("shot.svg")
+        await settle(pilot)
+        await pilot.pause(0.2)
+    assert (tmp_path / "shot.svg").read_text(encoding="utf-8").startswith("<svg")

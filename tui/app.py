@@ -236,6 +236,13 @@ class StackgraphApp(App[None]):
 
     # ------------------------------------------------------------------ app-wide actions
 
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot: into the current directory (Textual's default, ~/Downloads,
+        may not exist), and the toast names the absolute path."""
+        return super().deliver_screenshot(filename, path or str(Path.cwd()), time_format)
+
     def action_toggle_keys(self) -> None:
         """F1 or ?: open the help screen on the current tab's keys, or close it."""
         if isinstance(self.screen, HelpScreen):
