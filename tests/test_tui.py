@@ -792,3 +792,31 @@ async def test_a_screenshot_goes_to_the_current_directory(
         await settle(pilot)
         await pilot.pause(0.2)
     assert (tmp_path / "shot.svg").read_text(encoding="utf-8").startswith("<svg")
+
+
+# ---------------------------------------------------------------------------------- issue 14: shared history
+
+
+def test_two_running_apps_append_to_one_history_without_losing_entries(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "history.json"
+    script = (
+        "import sys; from pathlib import Path; from stackgraph.tui.history import History\n"
+        "h = History(Path(sys.argv[1]))\n"
+        "for i in range(40): h.add('questions', f'{sys.argv[2]}-{i}')\n"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(path), name]) for name in ("a", "b")]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    items = History(path).entries("questions")
+    assert sorted(items) == sorted(f"{n}-{i}" for n in "ab" for i in range(40))
+
+
+def test_a_history_walk_sees_what_another_app_added(tmp_path: Path) -> None:
+    path = tmp_path / "history.json"
+    mine, theirs = History(path), History(path)
+    mine.add("questions", "mine")
+    theirs.add("questions", "theirs")
+    assert theirs.entries("questions") == ["mine", "theirs"]  # read-merge, not overwrite
+    assert Cursor(mine, "questions").previous("") == "theirs"
