@@ -292,8 +292,9 @@ async def test_triage_walks_a_tree_to_the_owning_layers(engine: Engine) -> None:
         assert expected.conclusion in result
         for layer in expected.layers:
             assert layer.display in result
-        for command in expected.diagnostics:
-            assert command in result
+        assert app.query_one("#triage-commands").commands == list(expected.diagnostics)
+        path = str(app.query_one("#triage-path", Static).content)
+        assert all(q in path and a in path for q, a in zip(expected.asked, expected.taken, strict=True))
 
         # u takes the last answer back; r restarts.
         await pilot.press("u")
@@ -820,3 +821,98 @@ def test_a_history_walk_sees_what_another_app_added(tmp_path: Path) -> None:
     theirs.add("questions", "theirs")
     assert theirs.entries("questions") == ["mine", "theirs"]  # read-merge, not overwrite
     assert Cursor(mine, "questions").previous("") == "theirs"
+
+
+# ---------------------------------------------------------------------------------- issue 14: triage
+
+
+def _linked_checks(engine: Engine, subjects: list[str]) -> tuple[set[str], set[str]]:
+    """(command lines, labels of other checks) linked to ``subjects``, read from the graph itself."""
+    values = " ".join(f"<{s}>" for s in subjects)
+    rows = engine.graph.query(
+        "SELECT ?d ?cmd ?label WHERE { VALUES ?s { %s } ?s sg:diagnosedBy|sg:whereToLook ?d ."
+        " OPTIONAL { ?d sg:commandText ?cmd } OPTIONAL { ?d rdfs:label ?label } }" % values,
+        initNs={"sg": "https://w3id.org/stackgraph/ns#", "rdfs": str(rdflib.RDFS)},
+    )
+    commands = {str(r.cmd) for r in rows if r.cmd is not None}
+    others = {str(r.label) for r in rows if r.cmd is None and r.label is not None}
+    return commands, others
+
+
+def a_symptom_without_a_tree_whose_layers_have_other_diagnostics(engine: Engine):
+    """A symptom concluded at once whose owning layers carry diagnostics not linked to it."""
+    for iri in engine.entities_of("Symptom"):
+        state = engine.triage(iri)
+        if not state.done or not state.layers:
+            continue
+        own = _linked_checks(engine, [iri, *(c.iri for c in state.causes)])
+        layer_only = _linked_checks(engine, [layer.iri for layer in state.layers])
+        if (layer_only[0] | layer_only[1]) - (own[0] | own[1]):
+            return iri, state, own, layer_only
+    pytest.skip("no symptom whose layers have diagnostics of their own")
+
+
+async def test_triage_lists_only_the_checks_linked_to_the_symptom_or_its_causes(engine: Engine) -> None:
+    iri, state, (commands, others), (layer_commands, layer_others) = (
+        a_symptom_without_a_tree_whose_layers_have_other_diagnostics(engine)
+    )
+    assert set(state.diagnostics) == commands
+    assert set(state.look_at) == others
+    # The conclusion names the owning layers instead of repeating the symptom's name.
+    assert state.conclusion != state.symptom.label
+    assert all(layer.display in state.conclusion for layer in state.layers)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await settle(pilot)
+        app.query_one(TriagePane).start(iri)
+        await settle(pilot)
+        shown = app.query_one("#triage-result", Markdown).source
+        rows = app.query_one("#triage-commands").commands
+        assert set(rows) == commands
+        for extra in (layer_commands | layer_others) - (commands | others):
+            assert extra not in rows and extra not in shown
+
+
+async def test_number_keys_answer_and_the_path_shows_questions_and_answers(engine: Engine) -> None:
+    symptom, picks, expected = a_path_to_layers(engine)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await settle(pilot)
+        pane = app.query_one(TriagePane)
+        pane.start(symptom)
+        await settle(pilot)
+        for pick in picks:
+            await pilot.press(str(pick + 1))
+            await settle(pilot)
+        assert pane.state == expected
+        path = str(app.query_one("#triage-path", Static).content)
+        for question, answer in zip(expected.asked, expected.taken, strict=True):
+            assert question in path and answer in path
+        if expected.diagnostics:
+            commands = app.query_one("#triage-commands", OptionList)
+            commands.focus()
+            await pilot.press("y")
+            assert app.clipboard == expected.diagnostics[0]
+
+
+async def test_a_command_row_copies_with_enter(engine: Engine) -> None:
+    iri = next(
+        i for i in engine.entities_of("Symptom") if engine.triage(i).done and engine.triage(i).diagnostics
+    )
+    expected = engine.triage(iri).diagnostics
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f5")
+        await settle(pilot)
+        app.query_one(TriagePane).start(iri)
+        await settle(pilot)
+        commands = app.query_one("#triage-commands", OptionList)
+        assert commands.display and commands.option_count == len(expected)
+        commands.focus()
+        await pilot.press("end", "enter")
+        assert app.clipboard == expected[-1]

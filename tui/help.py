@@ -19,7 +19,14 @@ from stackgraph.tui import keys
 
 def group_content(app, group: keys.KeyGroup) -> Content:
     """One group as aligned "key  description" lines under its title."""
-    rows = [(app.get_key_display(b), keys.HELP.get(b.id or "", b.description)) for b in group.bindings]
+    rows: list[tuple[str, str]] = []
+    for binding in group.bindings:
+        key, text = app.get_key_display(binding), keys.HELP.get(binding.id or "", binding.description)
+        if rows and rows[-1][1] == text and len(key) == 1:  # 1, 2, … 9 doing the same: one row
+            first = rows[-1][0].split("-")[0]
+            rows[-1] = (f"{first}-{key}", text)
+        else:
+            rows.append((key, text))
     width = max((len(key) for key, _ in rows), default=0)
     lines = [Content.styled(group.title, "bold $accent")]
     lines += [Content.assemble((key.ljust(width), "bold"), "  ", text) for key, text in rows]

@@ -75,6 +75,15 @@ ENTITY: list[Binding] = [
 TRIAGE: list[Binding] = [
     Binding("backspace,u", "undo", "Undo answer", id="stackgraph.triage.undo"),
     Binding("r", "restart", "Restart", id="stackgraph.triage.restart"),
+    *(
+        Binding(str(n), f"pick({n})", "Pick", show=False, id=f"stackgraph.triage.pick-{n}")
+        for n in range(1, 10)
+    ),
+]
+
+#: Keys of the triage conclusion's command rows.
+COMMANDS: list[Binding] = [
+    Binding("y,ctrl+c", "copy_command", "Copy command", id="stackgraph.triage.copy-command"),
 ]
 
 SPARQL: list[Binding] = [
@@ -103,7 +112,7 @@ GROUPS: tuple[KeyGroup, ...] = (
     KeyGroup("Answer", "ask", tuple(ANSWER)),
     KeyGroup("Browse", "browse", tuple(BROWSE)),
     KeyGroup("Entity", "entity", tuple(ENTITY)),
-    KeyGroup("Triage", "triage", tuple(TRIAGE)),
+    KeyGroup("Triage", "triage", tuple(TRIAGE + COMMANDS)),
     KeyGroup("SPARQL", "sparql", tuple(SPARQL)),
     KeyGroup("Export", "export", tuple(EXPORT)),
 )
@@ -136,10 +145,13 @@ HELP: dict[str, str] = {
     "stackgraph.entity.ask": "Ask where this entity fits",
     "stackgraph.triage.undo": "Take back the last answer",
     "stackgraph.triage.restart": "Start the symptom's tree again",
+    "stackgraph.triage.copy-command": "Copy the highlighted command (enter does too)",
     "stackgraph.sparql.run": "Run the query in the editor",
     "stackgraph.sparql.history-previous": "Load the previous query from history",
     "stackgraph.sparql.history-next": "Load the next query from history",
     "stackgraph.export.save": "Write the preview to the file named below it",
 }
+for _n in range(1, 10):
+    HELP[f"stackgraph.triage.pick-{_n}"] = "Answer with the numbered option"
 for _pane, _title, _key in TABS:
     HELP[f"stackgraph.tab.{_pane}"] = f"Switch to the {_title} tab"
