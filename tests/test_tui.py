@@ -829,9 +829,12 @@ def test_a_history_walk_sees_what_another_app_added(tmp_path: Path) -> None:
 def _linked_checks(engine: Engine, subjects: list[str]) -> tuple[set[str], set[str]]:
     """(command lines, labels of other checks) linked to ``subjects``, read from the graph itself."""
     values = " ".join(f"<{s}>" for s in subjects)
+    query = (
+        "SELECT ?d ?cmd ?label WHERE { VALUES ?s { VALUES_HERE } ?s sg:diagnosedBy|sg:whereToLook ?d ."
+        " OPTIONAL { ?d sg:commandText ?cmd } OPTIONAL { ?d rdfs:label ?label } }"
+    )
     rows = engine.graph.query(
-        "SELECT ?d ?cmd ?label WHERE { VALUES ?s { %s } ?s sg:diagnosedBy|sg:whereToLook ?d ."
-        " OPTIONAL { ?d sg:commandText ?cmd } OPTIONAL { ?d rdfs:label ?label } }" % values,
+        query.replace("VALUES_HERE", values),
         initNs={"sg": "https://w3id.org/stackgraph/ns#", "rdfs": str(rdflib.RDFS)},
     )
     commands = {str(r.cmd) for r in rows if r.cmd is not None}
