@@ -50,6 +50,19 @@ async def settle(pilot, rounds: int = 3) -> None:
     for _ in range(rounds):
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
+        await queries_done(pilot)
+    await pilot.pause()
+
+
+async def queries_done(pilot, timeout: float = 30.0) -> None:
+    """SPARQL queries run in daemon threads, not workers: wait until the pane has its result."""
+    import asyncio
+
+    pane = pilot.app.query_one("#sparql-pane")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while pane.running and loop.time() < deadline:
+        await asyncio.sleep(0.02)
     await pilot.pause()
 
 
@@ -919,3 +932,156 @@ async def test_a_command_row_copies_with_enter(engine: Engine) -> None:
         commands.focus()
         await pilot.press("end", "enter")
         assert app.clipboard == expected[-1]
+
+
+# ---------------------------------------------------------------------------------- issue 14: SPARQL workbench
+
+
+def test_the_editor_highlights_sparql_tokens() -> None:
+    from stackgraph.tui.sparql_editor import tokens
+
+    line = 'SELECT ?x WHERE { ?x a sg:Layer ; rdfs:label "é ok" . <http://x/y> ?p 42 } # note'
+    found = {line[start:end]: name for start, end, name in tokens(line)}
+    assert found["SELECT"] == found["WHERE"] == found["a"] == "keyword"
+    assert found["?x"] == found["?p"]
+    assert found["sg:Layer"] == found["rdfs:label"] != found["?x"]
+    assert found['"é ok"'] == "string" and found["# note"] == "comment" and found["42"] == "number"
+    assert "<http://x/y>" in found and "ok" not in found  # words inside a string are not keywords
+
+
+async def test_the_editor_completes_keywords_and_the_graphs_terms(engine: Engine) -> None:
+    from stackgraph.tui.sparql_editor import SparqlEditor
+
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await settle(pilot)
+        editor = app.query_one("#sparql-editor", SparqlEditor)
+        assert "sg:Layer" in editor.terms and "rdfs:label" in editor.terms
+        assert editor._highlights[0][0] == (0, 6, "keyword")  # SELECT of the default query
+        editor.load_text("")
+        await pilot.press(*"sel")
+        assert editor.suggestion == "ect"
+        await pilot.press("tab")
+        await pilot.press(*" * WHERE { ?s a sg:La")
+        assert editor.suggestion == "yer"
+        await pilot.press("tab")
+        assert editor.text == "select * WHERE { ?s a sg:Layer"
+        await pilot.press("alt+a")  # select-all, which F7 (the Export tab) used to hide
+        assert editor.selected_text == editor.text
+
+
+def _blocking_run_query(monkeypatch: pytest.MonkeyPatch):
+    """Replace the guard's run_query with one that waits for a go (and records its time limit)."""
+    import threading
+
+    import stackgraph.graph.sparql as sparql
+
+    real = sparql.run_query
+    go = threading.Event()
+    calls: list[float | None] = []
+
+    def slow(graph, query, **kwargs):
+        calls.append(kwargs.get("timeout_s"))
+        go.wait(10)
+        return real(graph, query, **kwargs)
+
+    monkeypatch.setattr(sparql, "run_query", slow)
+    return go, calls
+
+
+async def test_escape_cancels_a_running_query_and_its_result_is_dropped(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stackgraph.graph.sparql import MAX_TIMEOUT_S
+    from stackgraph.tui.sparql import SparqlPane
+
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await settle(pilot)
+        go, calls = _blocking_run_query(monkeypatch)  # after the completion terms are read
+        limit = app.query_one("#sparql-limit", Select)
+        offered = [value for _label, value in limit._options if isinstance(value, float)]
+        assert offered and max(offered) <= MAX_TIMEOUT_S
+        limit.value = max(offered)
+        pane = app.query_one(SparqlPane)
+        app.query_one("#sparql-editor", TextArea).load_text(SELECT_LAYERS)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert pane.running and calls == [max(offered)]  # the chosen limit reaches the guard
+        await pilot.press("escape")
+        assert not pane.running
+        assert "Cancelled" in str(app.query_one("#sparql-status", Static).content)
+        go.set()
+        await pilot.pause(0.3)
+        assert app.query_one("#sparql-table", DataTable).row_count == 0  # the late result is dropped
+
+
+async def test_quitting_during_a_query_does_not_wait_for_it(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await settle(pilot)
+        go, _calls = _blocking_run_query(monkeypatch)
+        await pilot.press("f6", "ctrl+r")
+        await pilot.pause()
+        started = time.perf_counter()
+        await pilot.press("ctrl+q")
+    assert time.perf_counter() - started < 2.0
+    go.set()
+
+
+async def test_an_error_clears_the_old_results(engine: Engine) -> None:
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await run_in_editor(pilot, SELECT_LAYERS)
+        assert app.query_one("#sparql-table", DataTable).row_count > 0
+        await run_in_editor(pilot, "SELECT ?x WHERE { ?x a }")
+        assert app.query_one("#sparql-status", Static).has_class("-error")
+        assert app.query_one("#sparql-table", DataTable).row_count == 0
+
+
+async def test_enter_on_an_iri_cell_opens_it_and_y_copies_cells_and_rows(engine: Engine) -> None:
+    expected = run_query(engine.graph, SELECT_LAYERS)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await run_in_editor(pilot, SELECT_LAYERS)
+        table = app.query_one("#sparql-table", DataTable)
+        table.focus()
+        await pilot.press("y")
+        assert app.clipboard == str(expected.rows[0][0])  # the full IRI, not the prefixed name
+        await pilot.press("Y")
+        assert app.clipboard == f"{expected.rows[0][0]}\t{expected.rows[0][1]}"
+        await pilot.press("right", "enter")  # a literal: nothing opens
+        assert active(app) == "sparql"
+        await pilot.press("left", "enter")
+        await settle(pilot)
+        assert active(app) == "entity"
+        assert app.query_one(EntityPane).current == str(expected.rows[0][0])
+
+
+async def test_ctrl_f_searches_the_query_history(engine: Engine) -> None:
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f6")
+        await run_in_editor(pilot, SELECT_LAYERS)
+        await run_in_editor(pilot, "ASK { ?l a sg:Layer }")
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.press(*"code")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one("#sparql-editor", TextArea).text == SELECT_LAYERS

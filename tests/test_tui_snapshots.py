@@ -39,6 +39,8 @@ async def settle(pilot) -> None:
     for _ in range(3):
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
+        while pilot.app.query_one("#sparql-pane").running:  # queries run in daemon threads
+            await pilot.pause(0.02)
     # A blinking cursor would make the picture depend on timing.
     for widget in pilot.app.query("Input, TextArea"):
         widget.cursor_blink = False

@@ -88,8 +88,24 @@ COMMANDS: list[Binding] = [
 
 SPARQL: list[Binding] = [
     Binding("ctrl+r,ctrl+enter", "run", "Run", id="stackgraph.sparql.run"),
-    Binding("alt+up", "history_previous", "Older query", id="stackgraph.sparql.history-previous"),
-    Binding("alt+down", "history_next", "Newer query", id="stackgraph.sparql.history-next"),
+    Binding("escape", "cancel", "Cancel", show=False, id="stackgraph.sparql.cancel"),
+    Binding("ctrl+f", "search_history", "History", id="stackgraph.sparql.search-history"),
+    Binding("alt+up", "history_previous", "Older query", show=False, id="stackgraph.sparql.history-previous"),
+    Binding("alt+down", "history_next", "Newer query", show=False, id="stackgraph.sparql.history-next"),
+    Binding("ctrl+l", "focus_limit", "Time limit", show=False, id="stackgraph.sparql.time-limit"),
+]
+
+#: The SPARQL editor's own keys (F6/F7 switch tabs, so select-line/select-all move here).
+EDITOR: list[Binding] = [
+    Binding("alt+a", "select_all", "Select all", show=False, id="stackgraph.sparql.select-all"),
+    Binding("alt+l", "select_line", "Select line", show=False, id="stackgraph.sparql.select-line"),
+    Binding("tab", "accept_suggestion", "Complete", show=False, id="stackgraph.sparql.complete"),
+]
+
+#: Keys of the results table.
+RESULTS: list[Binding] = [
+    Binding("y,ctrl+c", "copy_cell", "Copy cell", id="stackgraph.sparql.copy-cell"),
+    Binding("Y", "copy_row", "Copy row", id="stackgraph.sparql.copy-row"),
 ]
 
 EXPORT: list[Binding] = [
@@ -113,7 +129,7 @@ GROUPS: tuple[KeyGroup, ...] = (
     KeyGroup("Browse", "browse", tuple(BROWSE)),
     KeyGroup("Entity", "entity", tuple(ENTITY)),
     KeyGroup("Triage", "triage", tuple(TRIAGE + COMMANDS)),
-    KeyGroup("SPARQL", "sparql", tuple(SPARQL)),
+    KeyGroup("SPARQL", "sparql", tuple(SPARQL + EDITOR + RESULTS)),
     KeyGroup("Export", "export", tuple(EXPORT)),
 )
 
@@ -147,6 +163,14 @@ HELP: dict[str, str] = {
     "stackgraph.triage.restart": "Start the symptom's tree again",
     "stackgraph.triage.copy-command": "Copy the highlighted command (enter does too)",
     "stackgraph.sparql.run": "Run the query in the editor",
+    "stackgraph.sparql.cancel": "Cancel the running query (its result is dropped)",
+    "stackgraph.sparql.search-history": "Search the query history and load a query",
+    "stackgraph.sparql.time-limit": "Set the query's time limit",
+    "stackgraph.sparql.select-all": "Select the whole query (in the editor)",
+    "stackgraph.sparql.select-line": "Select the line (in the editor)",
+    "stackgraph.sparql.complete": "Take the suggested keyword, prefix or term (right does too)",
+    "stackgraph.sparql.copy-cell": "Copy the highlighted cell (full IRI or value); enter on an IRI opens it",
+    "stackgraph.sparql.copy-row": "Copy the highlighted row, tab-separated",
     "stackgraph.sparql.history-previous": "Load the previous query from history",
     "stackgraph.sparql.history-next": "Load the next query from history",
     "stackgraph.export.save": "Write the preview to the file named below it",
