@@ -1085,3 +1085,42 @@ async def test_ctrl_f_searches_the_query_history(engine: Engine) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.query_one("#sparql-editor", TextArea).text == SELECT_LAYERS
+
+
+# ---------------------------------------------------------------------------------- issue 14: entity page
+
+
+def _with_hidden_labels(engine: Engine):
+    for iri in engine.entities_of("Technology"):
+        record = engine.catalog.get(iri)
+        if record is not None and record.hidden_labels - record.alt_labels:
+            return iri, record
+    pytest.skip("no technology with a hidden label")
+
+
+async def test_the_entity_page_hides_hidden_labels_copies_iris_and_back_keeps_the_place(
+    engine: Engine,
+) -> None:
+    iri, record = _with_hidden_labels(engine)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.open_entity(iri)
+        await settle(pilot)
+        header = str(app.query_one("#entity-header", Static).content)
+        for hidden in record.hidden_labels - record.alt_labels:
+            assert hidden not in header.split("also:")[-1].split("\n")[0].split(", ")
+        pane = app.query_one(EntityPane)
+        links = app.query_one("#entity-links", OptionList)
+        openable = [i for i, target in enumerate(pane._targets) if target]
+        assert len(openable) >= 2
+        links.highlighted = openable[1]
+        await pilot.press("y")
+        assert app.clipboard == pane._targets[openable[1]]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pane.current == pane._targets[openable[1]] or pane.current != iri
+        await pilot.press("b")
+        await settle(pilot)
+        assert pane.current == iri
+        assert links.highlighted == openable[1]  # the place on the page is kept

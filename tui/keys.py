@@ -70,6 +70,7 @@ ENTITY: list[Binding] = [
     Binding("alt+right,f", "forward", "Forward", id="stackgraph.entity.forward"),
     Binding("x", "export", "Export", id="stackgraph.entity.export"),
     Binding("a", "ask_about", "Ask", id="stackgraph.entity.ask"),
+    Binding("y,ctrl+c", "copy_iri", "Copy IRI", id="stackgraph.entity.copy-iri"),
 ]
 
 TRIAGE: list[Binding] = [
@@ -159,6 +160,7 @@ HELP: dict[str, str] = {
     "stackgraph.entity.forward": "Go forward again",
     "stackgraph.entity.export": "Export this entity's neighbourhood",
     "stackgraph.entity.ask": "Ask where this entity fits",
+    "stackgraph.entity.copy-iri": "Copy the highlighted link's IRI (or the page's)",
     "stackgraph.triage.undo": "Take back the last answer",
     "stackgraph.triage.restart": "Start the symptom's tree again",
     "stackgraph.triage.copy-command": "Copy the highlighted command (enter does too)",
