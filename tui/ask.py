@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 WELCOME = """\
 [b]Ask about the AI infrastructure stack.[/b] For example:
   [i]which layer owns CUDA OOM?[/i]    [i]where does NVLink fit?[/i]    [i]how do I test it?[/i]
-[dim]enter asks · ↑/↓ history · shift+tab selects an answer (y copies it) · ctrl+o its SPARQL · ctrl+t its entity · ? or F1 keys[/dim]"""
+[dim]enter asks · ↑/↓ history · shift+tab selects an answer (y copies) · F1 keys[/dim]"""
 
 
 class ChatLog(VerticalScroll):

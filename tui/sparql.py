@@ -152,7 +152,7 @@ class SparqlPane(Vertical):
         self.engine = engine
         names = " ".join(f"{p}:" for p in PREFIXES)
         self.query_one("#sparql-prefixes", Static).update(
-            Content.styled(f"Predeclared: {names}  ·  ctrl+r runs · esc cancels · ctrl+f history", "dim")
+            Content.styled(f"Predeclared: {names} · esc cancels", "dim")
         )
         self._read_terms()
 
