@@ -11,7 +11,7 @@ import argparse
 
 from stackgraph.cli.common import add_graph_options, error
 
-EPILOG = """keys: F1 all keys · F2-F7 tabs (Ask, Browse, Entity, Triage, SPARQL, Export) ·
+EPILOG = """keys: F1 or ? all keys · F2-F7 tabs (Ask, Browse, Entity, Triage, SPARQL, Export) ·
       ctrl+p command palette · ctrl+g go to an entity · ctrl+q quit
 
 Question and query history live in the user data directory (STACKGRAPH_DATA_DIR overrides it).

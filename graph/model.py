@@ -257,9 +257,16 @@ class TriageState:
     conclusion: str | None = None
     layers: tuple[EntityRef, ...] = ()
     causes: tuple[EntityRef, ...] = ()
+    #: Command lines the graph links to the conclusion, the symptom or its causes.
     diagnostics: tuple[str, ...] = ()
     action: str | None = None
     sources: tuple[SourceRef, ...] = ()
+    #: The question of each step answered, beside ``taken`` (same length).
+    asked: tuple[str, ...] = ()
+    #: Metrics, logs, tools and settings to inspect (linked the same way; not command lines).
+    look_at: tuple[str, ...] = ()
+    #: Why the layers own it: the source's note on the conclusion or symptom, when it has one.
+    reason: str | None = None
 
     @property
     def done(self) -> bool:
@@ -278,6 +285,9 @@ class TriageState:
             "causes": [c.to_dict() for c in self.causes],
             "diagnostics": list(self.diagnostics),
             "sources": [s.to_dict() for s in self.sources],
+            "asked": list(self.asked),
+            "look_at": list(self.look_at),
+            "reason": self.reason,
         }
 
 

@@ -8,6 +8,7 @@ and look at the SVGs under tests/__snapshots__/ before committing them.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,8 @@ async def settle(pilot) -> None:
     for _ in range(3):
         await pilot.pause()
         await pilot.app.workers.wait_for_complete()
+        while pilot.app.query_one("#sparql-pane").running:  # queries run in daemon threads
+            await pilot.pause(0.02)
     # A blinking cursor would make the picture depend on timing.
     for widget in pilot.app.query("Input, TextArea"):
         widget.cursor_blink = False
@@ -107,6 +110,65 @@ def test_sparql_with_results(snap_compare, app: StackgraphApp) -> None:
         await pilot.pause()  # the tabs finish mounting after the first frame
         await pilot.press("f6")
         await pilot.press("ctrl+r")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_ask_after_five_questions_at_80x24_shows_the_newest_answer(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
+        for question in (
+            "where does NVLink fit?",
+            "what is it?",
+            "where does InfiniBand fit?",
+            "what is NVSwitch?",
+            "what is a flurbo?",
+        ):
+            await pilot.press(*question, "enter")
+            await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_help_on_the_ask_tab(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
+        await pilot.press("f1")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_sparql_error_state(snap_compare, app: StackgraphApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
+        await pilot.press("f6")
+        await pilot.press("ctrl+r")  # results first, so the test shows the error clears them
+        await settle(pilot)
+        editor = pilot.app.query_one("#sparql-editor")
+        editor.load_text("SELECT ?layer WHERE {\n  ?layer a sg:Layer ;\n  FILTER(?layer = )\n}")
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_export_overwrite_prompt(snap_compare, app: StackgraphApp) -> None:
+    # A fixed folder, not tmp_path: the prompt shows the absolute path, and the picture must not vary.
+    folder = Path(tempfile.gettempdir()) / "stackgraph-snapshots"
+    folder.mkdir(exist_ok=True)
+    existing = folder / "nvlink.ttl"
+    existing.write_text("# already here\n", encoding="utf-8")
+
+    async def run_before(pilot) -> None:
+        await pilot.pause()  # the tabs finish mounting after the first frame
+        pilot.app.open_entity("https://w3id.org/stackgraph/id/nvlink")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        pilot.app.query_one("#export-path").value = str(existing)
+        await pilot.press("ctrl+s")
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -15,6 +15,8 @@ from textual.content import Content
 from textual.widgets import Collapsible, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
+from stackgraph.tui import keys
+from stackgraph.tui.clipboard import copy
 from stackgraph.tui.messages import AskQuestion
 
 if TYPE_CHECKING:
@@ -69,16 +71,44 @@ def details_markdown(answer: Answer) -> str:
     return "\n\n".join(out)
 
 
-class AnswerView(Vertical):
+def context_of(answer: Answer, guess: str | None) -> str | None:
+    """The IRI a follow-up answer was about, or None when the answer stands on its own.
+
+    The engine's own ``Answer.context`` wins when it exists (a ref, an IRI or a label); otherwise
+    the pane's guess (the conversation's focus when the question leaned on it) is kept only if the
+    answer is about that entity.
+    """
+    context = getattr(answer, "context", None)
+    if context:
+        return getattr(context, "iri", None) or str(context)
+    if guess and any(e.iri == guess for e in answer.entities):
+        return guess
+    return None
+
+
+def plain_answer(answer: Answer) -> str:
+    """What ``y`` copies: the answer's text and its layers, without the Markdown emphasis."""
+    line = layers_line(answer).replace("**", "") if answer.answered else ""
+    return "\n\n".join(part for part in (line, answer.answer) if part)
+
+
+class AnswerView(Vertical, can_focus=True):
     """A question and, once the engine has spoken, its answer.
 
     The answer's widgets are mounted when the answer arrives, not updated in place: a Markdown
-    updated before it has finished mounting would be reset to its initial text.
+    updated before it has finished mounting would be reset to its initial text. The view takes
+    focus (shift+tab from the question box, up/down between answers) so ``y`` and ``s`` copy it.
     """
 
-    def __init__(self, question: str, waiting: str = "Thinking…", **kwargs) -> None:
+    BINDINGS = keys.ANSWER
+
+    def __init__(self, question: str, waiting: str = "Thinking…", about: str | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.question = question
+        #: The conversation's focus when the question was asked, if it leaned on an earlier turn.
+        self.about_guess = about
+        #: What the answer followed up on (an IRI), once known.
+        self.about: str | None = None
         self._waiting = waiting
         #: The engine's answer, once it has arrived.
         self.answer: Answer | None = None
@@ -111,7 +141,20 @@ class AnswerView(Vertical):
         if not self._ready:
             return
         self.set_class(not answer.answered, "-declined")
-        widgets: list = [Markdown(answer_markdown(answer), classes="answer", open_links=False)]
+        widgets: list = []
+        self.about = context_of(answer, self.about_guess)
+        if self.about:
+            label = next((e.display for e in answer.entities if e.iri == self.about), None)
+            if label is None and hasattr(self.app, "engine") and self.app.engine is not None:
+                catalog = self.app.engine.catalog
+                label = catalog.ref(self.about).display if self.about in catalog else self.about
+            widgets.append(
+                Static(
+                    Content.styled(f"↳ follow-up about {label or self.about}", "italic $text-muted"),
+                    classes="about",
+                )
+            )
+        widgets.append(Markdown(answer_markdown(answer), classes="answer", open_links=False))
         if not answer.answered and answer.suggestions and not answer.error:
             widgets.append(
                 OptionList(
@@ -131,10 +174,30 @@ class AnswerView(Vertical):
         self._error = message
         if not self._ready:
             return
-        self.add_class("-declined")
+        self.add_class("-failed")
         self._replace_waiting(
             Markdown(f"**Something went wrong:** {message}", classes="answer", open_links=False)
         )
+
+    # ------------------------------------------------------------------ keys on a focused answer
+
+    def action_copy_answer(self) -> None:
+        if self.answer is not None:
+            copy(self.app, plain_answer(self.answer), "the answer")
+
+    def action_copy_sparql(self) -> None:
+        if self.answer is not None:
+            copy(self.app, "\n\n".join(strip_prefixes(q) for q in self.answer.sparql), "the answer's SPARQL")
+
+    def action_focus_sibling(self, step: int) -> None:
+        """Up/down move between answers; past the newest, back to the question box."""
+        views = list(self.screen.query(AnswerView))
+        index = views.index(self) + step
+        if 0 <= index < len(views):
+            views[index].focus()
+            views[index].scroll_visible(animate=False)
+        elif index >= len(views):
+            self.screen.query_one("#ask-input").focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

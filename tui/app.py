@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.command import CommandPalette
+from textual.content import Content
+from textual.screen import ModalScreen
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from stackgraph.tui import keys
@@ -28,6 +30,7 @@ from stackgraph.tui.ask import AskPane
 from stackgraph.tui.browse import BrowsePane
 from stackgraph.tui.entity import EntityPane
 from stackgraph.tui.export import ExportPane
+from stackgraph.tui.help import HelpScreen
 from stackgraph.tui.history import History
 from stackgraph.tui.messages import AskQuestion, ExportEntity, OpenEntity, OpenSparql
 from stackgraph.tui.palette import ActionsProvider, EntityProvider, GotoEntityProvider
@@ -79,19 +82,19 @@ class StackgraphApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
+        panes = {
+            "ask": lambda: AskPane(self.history, id="ask-pane"),
+            "browse": lambda: BrowsePane(id="browse-pane"),
+            "entity": lambda: EntityPane(id="entity-pane"),
+            "triage": lambda: TriagePane(id="triage-pane"),
+            "sparql": lambda: SparqlPane(self.history, id="sparql-pane"),
+            "export": lambda: ExportPane(id="export-pane"),
+        }
         with TabbedContent(id="tabs", initial="ask"):
-            with TabPane("Ask", id="ask"):
-                yield AskPane(self.history, id="ask-pane")
-            with TabPane("Browse", id="browse"):
-                yield BrowsePane(id="browse-pane")
-            with TabPane("Entity", id="entity"):
-                yield EntityPane(id="entity-pane")
-            with TabPane("Triage", id="triage"):
-                yield TriagePane(id="triage-pane")
-            with TabPane("SPARQL", id="sparql"):
-                yield SparqlPane(self.history, id="sparql-pane")
-            with TabPane("Export", id="export"):
-                yield ExportPane(id="export-pane")
+            for name, title, key in keys.TABS:
+                # The label shows the tab's key: the footer has no room for six of them.
+                with TabPane(Content.assemble(title, (f" {key.upper()}", "dim")), id=name):
+                    yield panes[name]()
         yield Footer()
 
     # ------------------------------------------------------------------ the engine
@@ -233,11 +236,21 @@ class StackgraphApp(App[None]):
 
     # ------------------------------------------------------------------ app-wide actions
 
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot: into the current directory (Textual's default, ~/Downloads,
+        may not exist), and the toast names the absolute path."""
+        return super().deliver_screenshot(filename, path or str(Path.cwd()), time_format)
+
     def action_toggle_keys(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
+        """F1 or ?: open the help screen on the current tab's keys, or close it."""
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss()
+            return
+        if isinstance(self.screen, ModalScreen):  # a palette or a prompt is open: not over it
+            return
+        self.push_screen(HelpScreen(self.query_one(TabbedContent).active or None))
 
     def action_goto_entity(self) -> None:
         if not CommandPalette.is_open(self):

@@ -18,7 +18,8 @@ from textual.widgets import Input, Static
 
 from stackgraph.graph.conversation import Conversation
 from stackgraph.tui import keys
-from stackgraph.tui.answer import AnswerView, strip_prefixes
+from stackgraph.tui.answer import AnswerView, plain_answer, strip_prefixes
+from stackgraph.tui.clipboard import copy
 from stackgraph.tui.history_input import HistoryInput
 from stackgraph.tui.messages import AskQuestion, OpenEntity, OpenSparql
 from stackgraph.tui.threads import deliver
@@ -31,7 +32,32 @@ if TYPE_CHECKING:
 WELCOME = """\
 [b]Ask about the AI infrastructure stack.[/b] For example:
   [i]which layer owns CUDA OOM?[/i]    [i]where does NVLink fit?[/i]    [i]how do I test it?[/i]
-[dim]enter asks · ↑/↓ history · ctrl+o the answer's SPARQL · ctrl+t its entity · F1 keys[/dim]"""
+[dim]enter asks · ↑/↓ history · shift+tab selects an answer (y copies) · F1 keys[/dim]"""
+
+
+class ChatLog(VerticalScroll):
+    """The scrolling log, anchored to the bottom so the newest exchange is the one on screen.
+
+    Textual's anchor keeps the log at its end as answers mount and as the terminal is resized,
+    until the user scrolls up; scrolling back to the end anchors it again.
+    """
+
+    can_focus = False
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def reveal(self, view: AnswerView) -> None:
+        """Show ``view`` whole, or from its top when it is taller than the log.
+
+        Runs after the refresh that lays the new widgets out: before that, their height is not
+        known and a scroll to the end stops short of them.
+        """
+        if view.outer_size.height > self.scrollable_content_region.height:
+            self.release_anchor()
+            self.scroll_to_widget(view, animate=False, top=True)
+        else:
+            self.anchor()
 
 
 class AskPane(Vertical):
@@ -49,7 +75,7 @@ class AskPane(Vertical):
         self._draining = False
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="ask-log"):
+        with ChatLog(id="ask-log"):
             yield Static(WELCOME, id="ask-welcome")
         yield HistoryInput(
             self.history,
@@ -83,14 +109,24 @@ class AskPane(Vertical):
     def ask(self, question: str) -> AnswerView:
         """Add ``question`` to the chat; it is answered when its turn (and the engine) comes."""
         waiting = "Thinking…" if self.engine is not None else "Queued: the graph is still loading…"
-        view = AnswerView(question, waiting)
-        log = self.query_one("#ask-log", VerticalScroll)
+        view = AnswerView(question, waiting, about=self._follow_up_of(question))
+        log = self.query_one("#ask-log", ChatLog)
         log.mount(view)
         with self._lock:
             self._queue.append((question, view, self.conversation))
         self._start()
-        log.scroll_end(animate=False)
+        log.anchor()
         return view
+
+    def _follow_up_of(self, question: str) -> str | None:
+        """The IRI a follow-up leans on (the conversation's focus), or None for a fresh question.
+
+        Only a guess until the answer comes: ``AnswerView.show_answer`` keeps the mark only when
+        the answer is about that entity (or reads the engine's own ``Answer.context`` if it has one).
+        """
+        if self.conversation.focus and Conversation.leans_on_context(question):
+            return self.conversation.focus
+        return None
 
     def _start(self) -> None:
         with self._lock:
@@ -119,7 +155,8 @@ class AskPane(Vertical):
 
     def _answered(self, view: AnswerView, answer: Answer) -> None:
         view.show_answer(answer)
-        self.query_one("#ask-log", VerticalScroll).scroll_end(animate=False)
+        log = self.query_one("#ask-log", ChatLog)
+        log.call_after_refresh(log.reveal, view)
 
     @on(AskQuestion)
     def _ask_suggestion(self, message: AskQuestion) -> None:
@@ -159,10 +196,45 @@ class AskPane(Vertical):
 
     def action_new_conversation(self) -> None:
         self.conversation = Conversation()
-        log = self.query_one("#ask-log", VerticalScroll)
+        log = self.query_one("#ask-log", ChatLog)
         log.mount(Static("[dim]── new conversation: earlier turns are forgotten ──[/dim]", classes="divider"))
-        log.scroll_end(animate=False)
+        log.anchor()
         self.focus_default()
+
+    def action_focus_answer(self) -> None:
+        """Move focus from the question box to the newest answer (whose keys then copy it)."""
+        views = [v for v in self.query(AnswerView) if v.answer is not None]
+        if not views:
+            self.notify("No answer yet: ask a question first.", severity="warning")
+            return
+        views[-1].focus()
+        views[-1].scroll_visible(animate=False)
+
+    def action_focus_sibling(self, step: int) -> None:
+        """The answer keys' up/down, from the palette: select the newest answer."""
+        self.action_focus_answer()
+
+    def action_copy_answer(self) -> None:
+        answer = self._target(lambda a: True)
+        if answer is None:
+            self.notify("No answer to copy yet.", severity="warning")
+            return
+        copy(self.app, plain_answer(answer), "the answer")
+
+    def action_copy_sparql(self) -> None:
+        answer = self._target(lambda a: bool(a.sparql))
+        if answer is None:
+            self.notify("No answer with SPARQL yet.", severity="warning")
+            return
+        copy(self.app, "\n\n".join(strip_prefixes(q) for q in answer.sparql), "the answer's SPARQL")
+
+    def action_scroll_log(self, pages: int) -> None:
+        """PageUp/PageDown from the question box scroll the chat, not the box."""
+        log = self.query_one("#ask-log", ChatLog)
+        if pages < 0:
+            log.scroll_page_up(animate=False)
+        else:
+            log.scroll_page_down(animate=False)
 
     def action_history_previous(self) -> None:
         self.query_one("#ask-input", HistoryInput).action_history_previous()

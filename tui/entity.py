@@ -17,6 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from stackgraph.tui import keys
+from stackgraph.tui.clipboard import copy
 from stackgraph.tui.messages import AskQuestion, ExportEntity, OpenEntity
 from stackgraph.tui.threads import deliver
 
@@ -39,14 +40,19 @@ def short_iri(iri: str) -> str:
     return iri
 
 
-def header_content(desc: EntityDescription) -> Content:
-    """The top of the page: who the entity is and where it sits (the definition scrolls below)."""
+def header_content(desc: EntityDescription, hidden: frozenset[str] = frozenset()) -> Content:
+    """The top of the page: who the entity is and where it sits (the definition scrolls below).
+
+    ``hidden`` are the entity's SKOS hidden labels (misspellings, search terms such as "nickel"):
+    they help matching and are not names to show.
+    """
     ref = desc.entity
     parts: list[Content] = [Content.styled(ref.display, "bold $accent")]
     kinds = " · ".join(desc.types) or ref.type
     line = Content.assemble((kinds, "italic"))
-    if desc.alt_labels:
-        line = Content.assemble(line, ("  also: ", "dim"), ", ".join(desc.alt_labels[:6]))
+    shown = [label for label in desc.alt_labels if label not in hidden]
+    if shown:
+        line = Content.assemble(line, ("  also: ", "dim"), ", ".join(shown[:6]))
     parts.append(line)
     if ref.code:
         parts.append(Content.assemble(("Layer ", "bold"), f"{ref.code} in {ref.model or 'its model'}"))
@@ -109,6 +115,8 @@ class EntityPane(Vertical):
         self.back: list[str] = []
         self.forward: list[str] = []
         self._targets: list[str | None] = []
+        #: The highlighted link of each page left, so Back and Forward return to the same place.
+        self._places: dict[str, int] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(EMPTY, id="entity-header")
@@ -127,6 +135,10 @@ class EntityPane(Vertical):
 
     def show(self, iri: str, push: bool = True) -> None:
         """Open the page of ``iri``; with ``push``, the page on screen goes on the back stack."""
+        if self.current:
+            highlighted = self.query_one("#entity-links", OptionList).highlighted
+            if highlighted is not None:
+                self._places[self.current] = highlighted
         if push and self.current and self.current != iri:
             self.back.append(self.current)
             self.forward.clear()
@@ -149,6 +161,15 @@ class EntityPane(Vertical):
         if self.current:
             self.back.append(self.current)
         self.show(self.forward.pop(), push=False)
+
+    def action_copy_iri(self) -> None:
+        """y: the highlighted link's IRI, or the page's own when no link is highlighted."""
+        links = self.query_one("#entity-links", OptionList)
+        index = links.highlighted
+        target = self._targets[index] if index is not None and index < len(self._targets) else None
+        iri = target or self.current
+        if iri:
+            copy(self.app, iri, "the IRI")
 
     def action_export(self) -> None:
         if self.current:
@@ -179,7 +200,9 @@ class EntityPane(Vertical):
 
     def _draw(self, desc: EntityDescription) -> None:
         self.description = desc
-        self.query_one("#entity-header", Static).update(header_content(desc))
+        record = self.engine.catalog.get(desc.entity.iri) if self.engine is not None else None
+        hidden = frozenset(record.hidden_labels) if record is not None else frozenset()
+        self.query_one("#entity-header", Static).update(header_content(desc, hidden))
         nav = []
         if self.back:
             nav.append(f"b back ({len(self.back)})")
@@ -195,7 +218,8 @@ class EntityPane(Vertical):
             for i, (prompt, iri, _heading) in enumerate(rows)
         )
         first = next((i for i, iri in enumerate(self._targets) if iri), None)
-        links.highlighted = first
+        place = self._places.get(desc.entity.iri)
+        links.highlighted = place if place is not None and place < len(rows) else first
 
     @on(OptionList.OptionSelected, "#entity-links")
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -20,6 +20,7 @@ from textual.content import Content
 from textual.widgets import Button, Input, Select, Static, TextArea
 
 from stackgraph.tui import keys
+from stackgraph.tui.confirm import Confirm
 from stackgraph.tui.threads import deliver
 
 if TYPE_CHECKING:
@@ -30,6 +31,21 @@ if TYPE_CHECKING:
 MAX_PREVIEW = 20_000
 #: File extensions of the SPARQL result formats (the export formats have their own table).
 RESULT_EXTENSIONS = {"table": ".txt", "json": ".srj", "csv": ".csv", "tsv": ".tsv", "xml": ".srx"}
+
+
+def known_extensions() -> set[str]:
+    """Every extension an export or a result format writes (so a format switch can replace it)."""
+    from stackgraph.graph.export.api import EXTENSIONS
+
+    return set(EXTENSIONS.values()) | set(RESULT_EXTENSIONS.values())
+
+
+def with_extension(name: str, extension: str) -> str:
+    """``name`` with its format extension replaced by ``extension``; other suffixes are kept."""
+    path = Path(name)
+    if path.suffix.lower() in known_extensions() and path.suffix.lower() != extension:
+        return str(path.with_suffix(extension))
+    return name
 
 
 @dataclass(frozen=True)
@@ -216,6 +232,8 @@ class ExportPane(Vertical):
         if not path.value or path.value == self._auto_path:
             self._auto_path = self._default_name(source, output.extension)
             path.value = self._auto_path
+        else:
+            path.value = with_extension(path.value, output.extension)
         self._status(
             Content.styled(f"{output.size:,} bytes ready · ctrl+s writes them to the file below", "dim")
         )
@@ -233,6 +251,7 @@ class ExportPane(Vertical):
         self.action_save()
 
     def action_save(self) -> None:
+        """Write the preview to the named file; an existing file is overwritten only after a yes."""
         if self.output is None:
             self._status("Nothing to save yet: wait for the preview.", error=True)
             return
@@ -240,14 +259,31 @@ class ExportPane(Vertical):
         if not raw:
             self._status("Name the file to write first.", error=True)
             return
-        path = Path(raw).expanduser()
+        path = Path(raw).expanduser().absolute()
+        if path.is_dir():
+            self._status(f"{path} is a folder: name a file in it.", error=True)
+            return
+        if path.exists():
+            output = self.output
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._write(path, output)
+                else:
+                    self._status(f"Not saved: {path} already exists and was left as it is.")
+
+            self.app.push_screen(Confirm(f"{path} already exists.\nOverwrite it?"), answered)
+            return
+        self._write(path, self.output)
+
+    def _write(self, path: Path, output: Output) -> None:
         try:
-            if isinstance(self.output.data, bytes):
-                path.write_bytes(self.output.data)
+            if isinstance(output.data, bytes):
+                path.write_bytes(output.data)
             else:
-                path.write_text(self.output.data, encoding="utf-8")
+                path.write_text(output.data, encoding="utf-8")
         except OSError as problem:
             self._status(f"Could not write {path}: {problem.strerror or problem}", error=True)
             return
-        self._status(Content.assemble(("✓ ", "bold $success"), f"Wrote {self.output.size:,} bytes to {path}"))
+        self._status(Content.assemble(("✓ ", "bold $success"), f"Wrote {output.size:,} bytes to {path}"))
         self.notify(f"Saved {path}")

@@ -5,6 +5,9 @@ first, capped at ``MAX_ENTRIES``. The directory is ``platformdirs.user_data_dir(
 unless ``STACKGRAPH_DATA_DIR`` says otherwise (tests point it at a temporary directory). A history
 that cannot be read or written is never an error the user has to deal with: the app keeps working
 with what it has in memory.
+
+Several apps may run at once: each ``add`` takes a lock beside the file, reads what the others
+wrote, merges its entry in and writes the result, so no app overwrites another's entries.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from filelock import FileLock, Timeout
+
+#: Seconds an app waits for another to finish writing before it keeps the entry in memory only.
+LOCK_TIMEOUT = 2.0
 #: Environment variable that overrides the data directory.
 DATA_DIR_ENV = "STACKGRAPH_DATA_DIR"
 #: Entries kept per kind; the oldest go first.
@@ -37,19 +44,29 @@ class History:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else data_dir() / "history.json"
         self._entries: dict[str, list[str]] = {kind: [] for kind in KINDS}
-        self._load()
+        self.reload()
 
-    def _load(self) -> None:
+    def _read(self) -> dict[str, list[str]] | None:
+        """The file's lists, or None when it is missing or unreadable."""
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return
+            return None
         if not isinstance(data, dict):
-            return
+            return None
+        out: dict[str, list[str]] = {}
         for kind in KINDS:
             items = data.get(kind)
-            if isinstance(items, list):
-                self._entries[kind] = [i for i in items if isinstance(i, str)][-MAX_ENTRIES:]
+            out[kind] = (
+                [i for i in items if isinstance(i, str)][-MAX_ENTRIES:] if isinstance(items, list) else []
+            )
+        return out
+
+    def reload(self) -> None:
+        """Take in what other running apps have added since (the question box does at each walk)."""
+        data = self._read()
+        if data is not None:
+            self._entries = data
 
     def entries(self, kind: str) -> list[str]:
         """The entries of one kind, oldest first (a copy)."""
@@ -60,20 +77,41 @@ class History:
         entry = entry.strip()
         if not entry:
             return
-        items = self._entries[kind]
+        self._remember(self._entries, kind, entry)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with FileLock(str(self.path) + ".lock", timeout=LOCK_TIMEOUT):
+                merged = self._read()
+                if merged is None:  # no file yet, or a corrupt one: start from what this app has
+                    merged = {k: list(v) for k, v in self._entries.items()}
+                else:
+                    self._remember(merged, kind, entry)
+                if self._write(merged):
+                    self._entries = merged
+        except (OSError, Timeout):
+            return  # kept in memory; the next add tries again
+
+    @staticmethod
+    def _remember(entries: dict[str, list[str]], kind: str, entry: str) -> None:
+        items = entries[kind]
         if entry in items:
             items.remove(entry)
         items.append(entry)
         del items[:-MAX_ENTRIES]
-        self.save()
 
     def save(self) -> bool:
         """Write the file atomically; False (and nothing raised) when the directory is not writable."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return False
+        return self._write(self._entries)
+
+    def _write(self, entries: dict[str, list[str]]) -> bool:
+        try:
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".history-", suffix=".json")
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(self._entries, out, ensure_ascii=False, indent=1)
+                json.dump(entries, out, ensure_ascii=False, indent=1)
             os.replace(tmp, self.path)
         except OSError:
             return False
@@ -101,6 +139,8 @@ class Cursor:
         if not items:
             return None
         if self._index is None:
+            self.history.reload()  # a new walk sees what other running apps added
+            items = self.history.entries(self.kind)
             self._draft = current
             self._index = len(items)
         if self._index == 0:

@@ -91,3 +91,33 @@ class GotoEntityProvider(EntityProvider):
                 text=ref.display,
                 help=ref.model or "layer",
             )
+
+
+def _one_line(query: str) -> str:
+    return " ".join(query.split())
+
+
+class QueryHistoryProvider(Provider):
+    """Earlier SPARQL queries, newest first, searchable by any word in them (ctrl+f in SPARQL)."""
+
+    def _queries(self) -> list[str]:
+        history = self.app.history  # type: ignore[attr-defined]
+        history.reload()  # what other running apps ran too
+        return list(reversed(history.entries("queries")))
+
+    def _load(self, query: str) -> None:
+        self.app.pane("sparql").load(query)  # type: ignore[attr-defined]
+
+    async def discover(self) -> Hits:
+        for query in self._queries():
+            yield DiscoveryHit(_one_line(query)[:100], partial(self._load, query), help="earlier query")
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for entry in self._queries():
+            line = _one_line(entry)
+            score = matcher.match(line)
+            if score > 0:
+                yield Hit(
+                    score, matcher.highlight(line[:100]), partial(self._load, entry), help="earlier query"
+                )

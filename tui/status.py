@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.widgets import LoadingIndicator, Static
 
 
@@ -15,7 +14,7 @@ class StatusBar(Horizontal):
     """Title on the left, state on the right; the spinner shows while work is in the background."""
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.styled(" stackgraph ", "bold reverse"), id="status-title")
+        yield Static(" stackgraph ", id="status-title")
         yield LoadingIndicator(id="status-busy")
         yield Static("", id="status-text")
 

@@ -18,6 +18,7 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from stackgraph.tui import keys
+from stackgraph.tui.clipboard import copy
 from stackgraph.tui.messages import OpenEntity
 from stackgraph.tui.threads import deliver
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import EntityRef, TriageState
 
-HINT = "[dim]Pick a symptom on the left. Symptoms with a triage tree come first; enter answers a question, u undoes, r restarts.[/dim]"
+HINT = "[dim]Pick a symptom on the left. Symptoms with a triage tree come first; enter or 1-9 answers a question, u undoes, r restarts.[/dim]"
 
 
 def _layer_text(layer: EntityRef) -> str:
@@ -33,20 +34,63 @@ def _layer_text(layer: EntityRef) -> str:
 
 
 def conclusion_markdown(state: TriageState) -> str:
-    """Where the walk ended: conclusion, owning layers, causes, what to do and run, sources."""
+    """Where the walk ended: conclusion, owning layers and why, causes, what to do, what to inspect.
+
+    The command lines are not in here: they are rows of their own below, so each can be copied.
+    """
     out = [f"**Conclusion** {state.conclusion or ''}"]
     if state.layers:
         out.append("**Owning layers** " + " · ".join(_layer_text(layer) for layer in state.layers))
+    if state.reason:
+        out.append(f"**Why** {state.reason}")
+    elif state.taken:
+        out.append("**Why** the answers above lead there.")
     if state.causes:
         out.append("**Likely causes** " + " · ".join(c.display for c in state.causes))
     if state.action:
         out.append(f"**Do this** {state.action}")
-    if state.diagnostics:
-        out.append("**Commands to run**")
-        out.append("```\n" + "\n".join(state.diagnostics) + "\n```")
-    if state.sources:
-        out.append("**Sources** " + "; ".join(s.display for s in state.sources[:6]))
+    if state.look_at:
+        out.append("**Where to look** " + " · ".join(state.look_at))
     return "\n\n".join(out)
+
+
+def path_content(state: TriageState) -> Content:
+    """The questions answered so far, each with the answer taken."""
+    lines = [
+        Content.assemble((f"{i}. ", "dim"), question, ("  → ", "dim"), (answer, "bold"))
+        for i, (question, answer) in enumerate(zip(state.asked, state.taken, strict=False), 1)
+    ]
+    return Content("\n").join(lines)
+
+
+def sources_content(state: TriageState) -> Content:
+    if not state.sources:
+        return Content("")
+    return Content.assemble(
+        ("Sources ", "bold"), ("; ".join(s.display for s in state.sources[:6]), "dim")
+    )
+
+
+class CommandList(OptionList):
+    """The conclusion's command lines, one selectable row each: enter, y or ctrl+c copies one."""
+
+    BINDINGS = keys.COMMANDS
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.commands: list[str] = []
+
+    def set_commands(self, commands: list[str]) -> None:
+        self.commands = list(commands)
+        self.set_options(Option(Content.assemble(("$ ", "dim"), (c, "bold"))) for c in commands)
+
+    def action_copy_command(self) -> None:
+        if self.highlighted is not None and self.highlighted < len(self.commands):
+            copy(self.app, self.commands[self.highlighted], "the command")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_copy_command()
 
 
 class TriagePane(Horizontal):
@@ -78,6 +122,11 @@ class TriagePane(Horizontal):
             yield OptionList(id="triage-options")
             yield Markdown("", id="triage-result", open_links=False)
             yield OptionList(id="triage-links")
+            yield Static(
+                Content.styled("Commands to run (enter or y copies)", "bold"), id="triage-commands-title"
+            )
+            yield CommandList(id="triage-commands")
+            yield Static("", id="triage-sources")
 
     def focus_default(self) -> None:
         if self.state is not None and not self.state.done:
@@ -155,6 +204,23 @@ class TriagePane(Horizontal):
         event.stop()
         self.post_message(OpenEntity(self._links[event.option_index]))
 
+    def action_pick(self, number: int) -> None:
+        """A number key: answer the question with that option, as enter on it would."""
+        if self.state is None or self.state.done:
+            return
+        if not 1 <= number <= len(self.state.options):
+            self.notify(f"There is no option {number}: pick 1-{len(self.state.options)}.", severity="warning")
+            return
+        self.answers.append(self.state.options[number - 1])
+        self._step()
+
+    def action_copy_command(self) -> None:
+        commands = self.query_one("#triage-commands", CommandList)
+        if not commands.display or not commands.commands:
+            self.notify("No command to copy: reach a conclusion first.", severity="warning")
+            return
+        commands.action_copy_command()
+
     def action_undo(self) -> None:
         if self.symptom and self.answers:
             self.answers.pop()
@@ -182,17 +248,18 @@ class TriagePane(Horizontal):
     def _draw(self, state: TriageState) -> None:
         self.state = state
         self.query_one("#triage-title", Static).update(Content.styled(state.symptom.display, "bold $accent"))
-        path = " → ".join(state.taken)
-        self.query_one("#triage-path", Static).update(
-            Content.styled(f"answers: {path}" if path else "", "dim")
-        )
+        self.query_one("#triage-path", Static).update(path_content(state))
         question = self.query_one("#triage-question", Static)
         options = self.query_one("#triage-options", OptionList)
         result = self.query_one("#triage-result", Markdown)
         links = self.query_one("#triage-links", OptionList)
+        commands = self.query_one("#triage-commands", CommandList)
+        commands_title = self.query_one("#triage-commands-title", Static)
+        sources = self.query_one("#triage-sources", Static)
         done = state.done
         question.display = options.display = not done
-        result.display = links.display = done
+        result.display = links.display = sources.display = done
+        commands.display = commands_title.display = done and bool(state.diagnostics)
         if not done:
             question.update(Content.styled(state.question or "", "bold"))
             options.set_options(Option(f"{i}. {text}") for i, text in enumerate(state.options, 1))
@@ -201,6 +268,10 @@ class TriagePane(Horizontal):
             self.call_after_refresh(options.focus)
             return
         result.update(conclusion_markdown(state))
+        commands.set_commands(list(state.diagnostics))
+        if state.diagnostics:
+            commands.highlighted = 0
+        sources.update(sources_content(state))
         refs = [*state.layers, *state.causes]
         self._links = [ref.iri for ref in refs]
         links.set_options(
