@@ -161,7 +161,9 @@ def render(sub: Subgraph, catalog: Catalog, fmt: str, title: str | None = None) 
     fmt = normalize_format(fmt)
     if fmt in rdf.SERIALIZERS:
         return rdf.SERIALIZERS[fmt](sub.graph)
-    diagram = view.build(sub, catalog, title=title or default_title(sub, catalog))
+    # GraphML is data for graph tools, not a picture: every entity goes in.
+    cap = None if fmt == "graphml" else view.DIAGRAM_MAX_NODES
+    diagram = view.build(sub, catalog, title=title or default_title(sub, catalog), max_nodes=cap)
     if fmt == "mermaid":
         return mermaid.to_mermaid(diagram)
     if fmt == "dot":
