@@ -8,6 +8,8 @@ or a binary format headed for a terminal; 3 the --sparql query timed out.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -21,7 +23,8 @@ DEFAULT_DEPTH = 1
 DEFAULT_MAX_NODES = 50
 
 EXPORT_EPILOG = """formats: turtle (default), ntriples, jsonld, graphml, mermaid, dot, svg, png, markdown;
-without --format, the extension of -o FILE decides (.ttl .nt .jsonld .graphml .mmd .dot .svg .png .md).
+without --format, the extension of -o FILE decides (.ttl .nt .jsonld .graphml .mmd .dot .svg .png .md);
+-o DIR/ writes DIR/<entity>.<ext>. A misspelt NAME exports the closest entity, with a note saying so.
 svg and png need Graphviz `dot` (apt-get install graphviz).
 
 examples:
@@ -104,7 +107,14 @@ def run_export(args: argparse.Namespace) -> int:
 
     if bool(args.names) == bool(args.sparql):
         return error("give one or more NAMEs or --sparql QUERY (not both)")
-    fmt = args.format or (api.format_for_path(args.output) if args.output else None) or "turtle"
+    into_dir = bool(args.output) and (args.output.endswith(("/", os.sep)) or Path(args.output).is_dir())
+    fmt = args.format or (api.format_for_path(args.output) if args.output and not into_dir else None)
+    if fmt is None and args.output and not into_dir and Path(args.output).suffix:
+        return error(
+            f"cannot tell the format of {args.output} from {Path(args.output).suffix!r}; "
+            f"add --format ({', '.join(FORMATS)}) or use one of their extensions"
+        )
+    fmt = fmt or "turtle"
     if fmt in api.BINARY_FORMATS and not args.output and sys.stdout.isatty():
         return error(f"{fmt} is binary: write it to a file with -o FILE (or pipe it)")
     predicates = [p for item in args.predicates or () for p in item.split(",") if p.strip()] or None
@@ -128,13 +138,21 @@ def run_export(args: argparse.Namespace) -> int:
         return error(str(slow), EXIT_TIMEOUT)
     except (ExportError, QueryError, DataFileError) as problem:
         return error(str(problem))
+    for given, taken in sub.origin.get("corrected", ()):
+        print(
+            f"stackgraph: note: no entity is named {given!r}; exporting {taken}, the closest", file=sys.stderr
+        )
     data = content if isinstance(content, bytes) else content.encode("utf-8")
     if args.output:
+        target = Path(args.output)
+        if into_dir:
+            target = target / (_file_stem(sub, args.names) + api.EXTENSIONS[fmt])
         try:
-            Path(args.output).write_bytes(data)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
         except OSError as exc:
-            return error(f"{args.output}: {exc.strerror or exc}")
-        print(f"stackgraph: wrote {args.output} ({len(sub.nodes)} entities, {fmt})", file=sys.stderr)
+            return error(f"{target}: {exc.strerror or exc}")
+        print(f"stackgraph: wrote {target} ({len(sub.nodes)} entities, {fmt})", file=sys.stderr)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -147,6 +165,14 @@ def run_export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _file_stem(sub: object, names: list[str]) -> str:
+    """A file name for ``-o DIR/``: the first seed's local name (``nvlink``), else ``export``."""
+    seeds = getattr(sub, "seeds", ())
+    stem = seeds[0].rstrip("/#").rsplit("/", 1)[-1].rsplit("#", 1)[-1] if seeds else ""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-.")
+    return stem or "export"
 
 
 def run_docs(args: argparse.Namespace) -> int:

@@ -417,7 +417,9 @@ class Linker:
         """The layer a whole name refers to: "L5", "eight L5", "L5 (eight-layer)", "the
         operational map's L2", or a code with the layer's label ("L8 Node Interconnect")."""
         name = re.sub(r"^(?:the\s+)", "", name.strip(), flags=re.IGNORECASE)
-        letter = re.fullmatch(r"(?:layer\s*)?(s|cp)", name, flags=re.IGNORECASE)
+        letter = re.fullmatch(r"(?:layer\s*)?(s|cp)(?:\s+(.+))?", name, flags=re.IGNORECASE)
+        if letter and letter.group(2):  # "CP Control Plane": the letter code with its label
+            return self._layer_with_label(letter.group(1).upper(), letter.group(2), model)
         if letter:
             name = letter.group(1) + " layer"  # a bare "S" or "CP" as a name is the nine-layer code
         whole = whole_layer_ref(name)
@@ -427,11 +429,14 @@ class Linker:
         named_model = MODEL_IRIS.get(ref.model or "") or model
         if not rest:
             return self.layer_by_code(ref.code, named_model or self.model_hint(name))
-        # A label after the code picks the model whose layer of that code carries it.
-        wanted = normalize(rest)
-        models = [named_model] if named_model else list(MODEL_IRIS.values())
+        return self._layer_with_label(ref.code, rest, named_model)
+
+    def _layer_with_label(self, code: str, label: str, model: str | None) -> str | None:
+        """The layer of ``code`` that carries ``label``; a label picks the model when none is named."""
+        wanted = normalize(label)
+        models = [model] if model else list(MODEL_IRIS.values())
         for model_iri in models:
-            layer = self.layer_by_code(ref.code, model_iri)
+            layer = self.layer_by_code(code, model_iri)
             rec = self.catalog.get(layer) if layer else None
             if rec is not None and wanted in {normalize(rec.label), *map(normalize, rec.alt_labels)}:
                 return layer

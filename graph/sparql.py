@@ -138,6 +138,14 @@ class EvaluationError(QueryError):
     """The store failed while running a valid, allowed query (remote store down, out of memory)."""
 
 
+class ResourceLimit(EvaluationError):
+    """The query needed more memory than ``MAX_MEMORY_MB``: the server's limit, not the client's error."""
+
+
+class Unsupported(QueryError):
+    """Valid SPARQL this store cannot evaluate (an unknown extension function): the client's to fix."""
+
+
 # ---------------------------------------------------------------------------------------- result
 
 
@@ -407,7 +415,7 @@ def _collect(graph: rdflib.Graph, query: str, init_ns: Mapping[str, str], kind: 
     return (), (), None, tuple(triples), False
 
 
-def _store_error(failure: isolation.WorkFailed) -> QueryError:
+def _store_error(failure: isolation.WorkFailed, line_offset: int = 0) -> QueryError:
     """What an exception from the store means for the user (Oxigraph's SyntaxError carries L:C)."""
     if failure.error is not None and is_remote_error(failure.error):
         from stackgraph.graph.remote import describe_error
@@ -416,10 +424,30 @@ def _store_error(failure: isolation.WorkFailed) -> QueryError:
     if failure.name == "SyntaxError":
         match = re.search(r"(\d+):(\d+)", failure.message)
         line, column = (int(match.group(1)), int(match.group(2))) if match else (None, None)
-        return ParseError(re.sub(r"^error at \d+:\d+(-\d+:\d+)?:\s*", "", failure.message), line, column)
+        if line is not None and line > line_offset:
+            line -= line_offset
+        reason = re.sub(r"^error at \d+:\d+(-\d+:\d+)?:\s*", "", failure.message)
+        return ParseError(_readable_reason(reason), line, column)
     if failure.name == "MemoryError":
-        return EvaluationError(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
+        return ResourceLimit(f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory")
+    if re.search(r"function .* is not supported", failure.message):
+        return Unsupported(f"{failure.message}; this store knows the SPARQL 1.1 built-in functions only")
     return EvaluationError(f"the store could not run the query: {failure.message or failure.name}")
+
+
+#: Oxigraph lists every expected character class ("[\\u{c0}-\\u{d6}] or ..."): unreadable, so cut.
+_CHAR_RANGES = re.compile(r"\[?\\u\{[0-9a-fA-F]+\}(-\\u\{[0-9a-fA-F]+\})?\]?")
+_MAX_REASON = 160
+
+
+def _readable_reason(reason: str) -> str:
+    """A parser's reason, short: character-range lists dropped, the rest cut at ``_MAX_REASON``."""
+    if _CHAR_RANGES.search(reason):
+        head = reason.split("expected", 1)[0].strip(" ,:;")
+        reason = (head + ", " if head else "") + "unexpected character here"
+    if len(reason) > _MAX_REASON:
+        reason = reason[: _MAX_REASON - 1].rstrip() + "…"
+    return reason
 
 
 def is_remote_error(error: BaseException) -> bool:
@@ -445,15 +473,22 @@ def run_query(
     timeout_s: float | None = None,
     max_rows: int | None = None,
     init_ns: Mapping[str, str] = PREFIXES,
+    base: str | None = None,
 ) -> QueryResult:
     """Vet and run one read-only SPARQL query with a time limit and a row cap.
 
     ``init_ns`` prefixes are predeclared (the ontology's, by default); the query may declare more.
+    ``base`` resolves relative IRIs (``<s>``) when the query has no BASE; the HTTP endpoint passes
+    its own URL, as the SPARQL protocol expects.
     Raises ParseError, Refused, Timeout or EvaluationError, all QueryError with a one-line message.
     """
     timeout = _bounded(timeout_s, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, "timeout")
     cap = int(_bounded(max_rows, DEFAULT_MAX_ROWS, MAX_ROWS, "row limit"))
     text, kind = vet(query, init_ns, timeout)
+    # A BASE line rather than rdflib's base= argument: oxrdflib refuses that argument and rdflib then
+    # falls back to its own slow engine. A BASE in the query itself still wins (it comes later).
+    if base:
+        text = f"BASE <{base}>\n{text}"
     started = time.perf_counter()
     prefixes = tuple(sorted((str(k), str(v)) for k, v in init_ns.items()))
 
@@ -478,11 +513,11 @@ def run_query(
     except isolation.Deadline:
         raise Timeout(timeout) from None
     except isolation.ChildDied:
-        raise EvaluationError(
+        raise ResourceLimit(
             f"the query was stopped: it needed more than {MAX_MEMORY_MB} MB of memory"
         ) from None
     except isolation.WorkFailed as failure:
-        raise _store_error(failure) from None
+        raise _store_error(failure, line_offset=1 if base else 0) from None
     except worker_pool.Busy:
         raise EvaluationError(
             f"the server is busy: no query worker was free within {worker_pool.WAIT_S:g} s"
@@ -652,9 +687,11 @@ __all__ = [
     "QueryError",
     "QueryResult",
     "Refused",
+    "ResourceLimit",
     "SELECT_FORMATS",
     "SELECT_MEDIA_TYPES",
     "Timeout",
+    "Unsupported",
     "check_query",
     "format_result",
     "run_query",

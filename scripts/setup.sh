@@ -2,7 +2,8 @@
 # Set up everything stackgraph needs on a fresh machine, idempotently:
 #   a virtualenv in .venv, torch's CPU build first (a plain `torch` would pull a multi-GB CUDA
 #   build), the project with its test extras, the one-time ONNX export of the embedding model,
-#   and, with --test, the system tools the tests use (Graphviz `dot`, the npm Mermaid parser).
+#   and, with --test, the system tools the tests use (Graphviz `dot`, the npm Mermaid parser and
+#   Comunica SPARQL client).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,9 +39,11 @@ if [ "$want_test_tools" = 1 ]; then
       echo "setup: Graphviz missing and not root; DOT rendering tests will be skipped" >&2
     fi
   fi
-  if [ -f tests/js/package.json ] && command -v npm >/dev/null 2>&1 && [ ! -d tests/js/node_modules ]; then
-    echo "setup: installing the Mermaid parser used by the tests (npm)" >&2
-    (cd tests/js && npm ci --silent --no-audit --no-fund) || echo "setup: npm install failed; Mermaid parse tests will be skipped" >&2
+  # (Re)install when node_modules is missing or older than the lock file (a dependency was added).
+  if [ -f tests/js/package.json ] && command -v npm >/dev/null 2>&1 \
+     && { [ ! -f tests/js/node_modules/.package-lock.json ] || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; }; then
+    echo "setup: installing the JavaScript test tools: Mermaid parser, Comunica SPARQL client (npm)" >&2
+    (cd tests/js && npm ci --silent --no-audit --no-fund) || echo "setup: npm install failed; Mermaid and Comunica tests will be skipped" >&2
   fi
 fi
 echo "setup: done" >&2

@@ -9,6 +9,8 @@ One process, one engine, two protocols. Every HTTP request passes the same guard
   name is refused with 421 (a rebinding attacker's page names its own host).
 - **Token**: with ``STACKGRAPH_TOKEN`` set, every request needs ``Authorization: Bearer <token>``
   (compared in constant time) or gets 401.
+- **CORS** (server/cors.py) wraps all three: a preflight from an allowed origin is answered before
+  the token check, and every answer to an allowed origin carries the CORS headers.
 
 ``check_bind`` refuses a non-loopback address without a token before anything listens.
 """
@@ -29,6 +31,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from stackgraph.server.cors import Cors
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -240,6 +244,8 @@ def create_app(
         allowed_origins=tuple(allowed_origins),
         loopback_bind=is_loopback(host),  # type: ignore[arg-type]
     )
+    # Added last, so it wraps the guard: preflights are answered before the token check (see cors.py).
+    app.add_middleware(Cors, allowed_origins=tuple(_normalize_origin(o) for o in allowed_origins))  # type: ignore[arg-type]
     runtime.start()
     return app
 

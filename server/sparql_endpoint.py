@@ -23,10 +23,18 @@ What a client gets:
   same): the whole graph in the negotiated RDF format. ``?graph=IRI`` answers 404: there is only
   the default graph.
 
-Errors are plain text, one line, never a traceback and never a 200: syntax errors and refused
-queries (updates, SERVICE, FROM, LOAD, ``default-graph-uri``) 400, a timeout 503, a result format
-the query form does not have 406, an unsupported request body 415, a store failure 500.
-Queries run in Starlette's thread pool, so a slow one never blocks the event loop.
+Protocol details: relative IRIs in a query resolve against the endpoint's URL (the query's own
+``BASE`` wins); request text must be UTF-8 (a body in another charset, or ``%FF`` in a URL, is 400);
+another method than GET/POST is 405 with ``Allow``. The dataset is one graph, named ``graph_iri``
+(announced in the service description): ``default-graph-uri`` naming it is accepted, any other
+``default-graph-uri`` or any ``named-graph-uri`` is 400 with a message saying so. A result cut at
+the row cap says so in the body too, where the format allows (server/truncation.py).
+
+Errors are plain text, one line, never a traceback and never a 200: syntax errors (with line and
+column), unknown functions and refused queries (updates, SERVICE, FROM, LOAD, other graphs) 400, a
+timeout or the memory ceiling 503, a result format the query form does not have 406, an unsupported
+request body 415, a store failure 500. Queries run in Starlette's thread pool, so a slow one never
+blocks the event loop.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from stackgraph.graph import sparql
+from stackgraph.server.truncation import LIMITS_FRAGMENT, mark_truncated
 
 log = logging.getLogger("stackgraph.sparql")
 
@@ -87,6 +96,10 @@ _FORMAT_ALIASES = {
 }
 #: The most bytes a request body may carry (a query is capped at MAX_QUERY_CHARS characters).
 MAX_BODY_BYTES = sparql.MAX_QUERY_CHARS * 4
+#: The name of the endpoint's one graph: ``default-graph-uri`` may name it (and nothing else).
+DEFAULT_GRAPH_IRI = "https://w3id.org/stackgraph/graph"
+#: The methods ``/sparql`` answers (HEAD comes with GET); anything else is 405 with this ``Allow``.
+ALLOWED_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
 
 
 # ---------------------------------------------------------------------------------------- negotiation
@@ -186,24 +199,47 @@ def _charset(content_type: str) -> str:
     for param in content_type.split(";")[1:]:
         key, _, value = param.partition("=")
         if key.strip().lower() == "charset":
-            return value.strip().strip('"') or "utf-8"
+            return value.strip().strip('"').lower() or "utf-8"
     return "utf-8"
+
+
+def _form(raw: str, where: str) -> list[tuple[str, str]]:
+    """Form-encoded pairs, percent-escapes decoded as strict UTF-8 (the protocol says UTF-8; a
+    lenient decoder would turn ``%FF`` into U+FFFD and run a query nobody sent)."""
+    pairs = []
+    for key, value in parse_qsl(raw, keep_blank_values=True, encoding="latin-1"):
+        try:
+            pairs.append((_utf8(key), _utf8(value)))
+        except UnicodeDecodeError:
+            raise _BadRequest(400, f"the {where} is not valid UTF-8 once percent-decoded") from None
+    return pairs
+
+
+def _utf8(text: str) -> str:
+    return text.encode("latin-1").decode("utf-8")
 
 
 async def _params(request: Request) -> list[tuple[str, str]]:
     """All protocol parameters of a request: the URL's, plus a form body's, plus a direct query."""
-    params = list(request.query_params.multi_items())
+    raw_query = request.scope.get("query_string", b"").decode("latin-1")
+    params = _form(raw_query, "query string")
     if request.method != "POST":
         return params
     content_type = request.headers.get("content-type", "")
     media = content_type.split(";")[0].strip().lower()
+    if _charset(content_type) not in ("utf-8", "utf8"):
+        raise _BadRequest(400, f"the request body must be UTF-8, not {_charset(content_type)}")
     body = await _read_body(request)
-    try:
-        text = body.decode(_charset(content_type))
-    except (LookupError, UnicodeDecodeError):
-        raise _BadRequest(400, "the request body is not valid text in its declared charset") from None
     if media == "application/x-www-form-urlencoded":
-        return params + parse_qsl(text, keep_blank_values=True)
+        try:
+            body.decode("ascii")
+        except UnicodeDecodeError:
+            raise _BadRequest(400, "a form body must be percent-encoded ASCII") from None
+        return params + _form(body.decode("ascii"), "form body")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _BadRequest(400, f"the request body is not valid UTF-8 (byte {error.start})") from None
     if media == "application/sparql-query":
         return [*params, ("query", text)]
     if media == "application/sparql-update":
@@ -247,13 +283,43 @@ _SD_RESULT_FORMATS = (
 )
 
 
-def service_description(endpoint: str) -> rdflib.Graph:
-    """What this endpoint is, in the W3C SPARQL 1.1 Service Description vocabulary."""
+#: Terms for the limits node (no standard vocabulary has them); documented where they are used.
+SGS = rdflib.Namespace("https://w3id.org/stackgraph/service#")
+
+
+def service_description(endpoint: str, graph_iri: str = DEFAULT_GRAPH_IRI) -> rdflib.Graph:
+    """What this endpoint is, in the W3C SPARQL 1.1 Service Description vocabulary.
+
+    The limits are also stated as data on ``<endpoint#limits>``, the node a truncated result links to.
+    """
     graph = rdflib.Graph()
     graph.bind("sd", SD)
     graph.bind("formats", FORMATS_NS)
+    graph.bind("sgs", SGS)
     service = rdflib.BNode("service")
     dataset, default = rdflib.BNode("dataset"), rdflib.BNode("default")
+    limits = rdflib.URIRef(f"{endpoint}#{LIMITS_FRAGMENT}")
+    graph.add((service, SGS.limits, limits))
+    graph.add((limits, rdflib.RDF.type, SGS.Limits))
+    for term, value in (
+        (SGS.defaultRows, sparql.DEFAULT_MAX_ROWS),
+        (SGS.maxRows, sparql.MAX_ROWS),
+        (SGS.defaultTimeoutSeconds, sparql.DEFAULT_TIMEOUT_S),
+        (SGS.maxTimeoutSeconds, sparql.MAX_TIMEOUT_S),
+        (SGS.maxQueryCharacters, sparql.MAX_QUERY_CHARS),
+    ):
+        graph.add((limits, term, rdflib.Literal(value)))
+    graph.add(
+        (
+            limits,
+            rdflib.RDFS.comment,
+            rdflib.Literal(
+                "A result longer than the row cap is cut: the Stackgraph-Truncated header says true, and "
+                "SPARQL JSON/XML results carry a link to this node in their head, Turtle and N-Triples "
+                "a comment line. Ask for more rows with the limit parameter, up to sgs:maxRows."
+            ),
+        )
+    )
     graph.add((service, rdflib.RDF.type, SD.Service))
     graph.add((service, SD.endpoint, rdflib.URIRef(endpoint)))
     graph.add((service, SD.supportedLanguage, SD.SPARQL11Query))
@@ -263,6 +329,7 @@ def service_description(endpoint: str) -> rdflib.Graph:
     graph.add((dataset, rdflib.RDF.type, SD.Dataset))
     graph.add((dataset, SD.defaultGraph, default))
     graph.add((default, rdflib.RDF.type, SD.Graph))
+    graph.add((default, SD.name, rdflib.URIRef(graph_iri)))
     graph.add(
         (
             service,
@@ -273,7 +340,7 @@ def service_description(endpoint: str) -> rdflib.Graph:
                 f"{sparql.DEFAULT_TIMEOUT_S:g} s (parameter timeout, at most {sparql.MAX_TIMEOUT_S:g} s) "
                 f"and return at most {sparql.DEFAULT_MAX_ROWS} rows (parameter limit, at most "
                 f"{sparql.MAX_ROWS}). Prefixes sg:, kg:, rdfs:, skos:, dct:, prov: ... are predeclared. "
-                "The whole graph: GET data?default."
+                f"The whole graph: GET data?default. default-graph-uri may name the one graph, <{graph_iri}>."
             ),
         )
     )
@@ -287,10 +354,16 @@ def _endpoint_url(request: Request) -> str:
 # ---------------------------------------------------------------------------------------- handlers
 
 
-def _query_handler(get_graph: Callable[[], rdflib.Graph]) -> Callable[[Request], Awaitable[Response]]:
+def _query_handler(
+    get_graph: Callable[[], rdflib.Graph], graph_iri: str
+) -> Callable[[Request], Awaitable[Response]]:
     async def handle(request: Request) -> Response:
+        if request.method not in ALLOWED_METHODS:
+            return _not_allowed(request.method)
+        if request.method == "OPTIONS":  # not a CORS preflight (server/cors.py answers those)
+            return Response(status_code=204, headers={"Allow": ", ".join(ALLOWED_METHODS)})
         try:
-            return await _answer(request, get_graph)
+            return await _answer(request, get_graph, graph_iri)
         except _BadRequest as exc:
             return _error(exc.status, exc.message)
         except Exception:  # the last line of defence: log it, tell the client in one line
@@ -300,22 +373,43 @@ def _query_handler(get_graph: Callable[[], rdflib.Graph]) -> Callable[[Request],
     return handle
 
 
-async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph]) -> Response:
+def _not_allowed(method: str) -> Response:
+    response = _error(405, f"method {method} is not allowed here: send the query with GET or POST")
+    response.headers["Allow"] = ", ".join(ALLOWED_METHODS)
+    return response
+
+
+def _check_dataset(params: dict[str, list[str]], graph_iri: str) -> None:
+    """Dataset parameters may only name the one graph as the default graph."""
+    others = [iri for iri in params.get("default-graph-uri", []) if iri.strip() != graph_iri]
+    if others:
+        raise _BadRequest(
+            400,
+            f"default-graph-uri <{others[0]}> is not a graph here: this endpoint has one graph, "
+            f"<{graph_iri}>; name that or leave the parameter out",
+        )
+    if params.get("named-graph-uri"):
+        raise _BadRequest(
+            400,
+            f"named-graph-uri <{params['named-graph-uri'][0]}> is not allowed: this endpoint has no named "
+            f"graphs, only the default graph <{graph_iri}>",
+        )
+
+
+async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph], graph_iri: str) -> Response:
     pairs = await _params(request)
     params: dict[str, list[str]] = {}
     for key, value in pairs:
         params.setdefault(key, []).append(value)
     if "update" in params:
         raise _BadRequest(400, "SPARQL Update is not allowed: the graph is read-only")
-    for name in ("default-graph-uri", "named-graph-uri"):
-        if name in params:
-            raise _BadRequest(400, f"{name} is not allowed: queries run over this endpoint's one graph")
+    _check_dataset(params, graph_iri)
     accept = request.headers.get("accept")
     queries = params.get("query")
     if not queries:
         if request.method == "POST":
             raise _BadRequest(400, "missing query: send query=... or a body of type application/sparql-query")
-        return _describe_service(request, accept)
+        return _describe_service(request, accept, graph_iri)
     if len(queries) > 1:
         raise _BadRequest(400, "give exactly one query parameter")
     query = queries[0]
@@ -334,16 +428,21 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph]) -> Re
         available = ", ".join(dict.fromkeys(media for media, _ in offers))
         raise _BadRequest(406, f"cannot produce {accept} for {kind.upper()} queries; available: {available}")
     media, fmt = chosen
+    endpoint = _endpoint_url(request)
     try:
         graph = await run_in_threadpool(get_graph)
-        result = await run_in_threadpool(sparql.run_query, graph, query, timeout_s=timeout, max_rows=limit)
+        result = await run_in_threadpool(
+            sparql.run_query, graph, query, timeout_s=timeout, max_rows=limit, base=endpoint
+        )
         body = await run_in_threadpool(sparql.format_result, result, fmt)
-    except sparql.Timeout as exc:
+    except (sparql.Timeout, sparql.ResourceLimit) as exc:
         raise _BadRequest(503, str(exc)) from None
     except sparql.EvaluationError as exc:
         raise _BadRequest(500, str(exc)) from None
     except sparql.QueryError as exc:
         raise _BadRequest(400, str(exc)) from None
+    if result.truncated:
+        body = mark_truncated(body, fmt, endpoint=endpoint, max_rows=result.max_rows)
     headers = {
         "Stackgraph-Truncated": "true" if result.truncated else "false",
         "Stackgraph-Max-Rows": str(result.max_rows),
@@ -353,14 +452,14 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph]) -> Re
     return Response(body, media_type=f"{media}; charset=utf-8", headers=headers)
 
 
-def _describe_service(request: Request, accept: str | None) -> Response:
+def _describe_service(request: Request, accept: str | None, graph_iri: str) -> Response:
     chosen = negotiate(accept, [*GRAPH_OFFERS, ("text/html", "html")])
     if chosen is None:
         raise _BadRequest(406, "the service description is available as text/html or an RDF format")
     media, fmt = chosen
     if fmt == "html":
         return HTMLResponse(query_page(), headers={"Vary": "Accept"})
-    graph = service_description(_endpoint_url(request))
+    graph = service_description(_endpoint_url(request), graph_iri)
     body = graph.serialize(format={"ntriples": "nt", "jsonld": "json-ld"}.get(fmt, fmt))
     return Response(body, media_type=f"{media}; charset=utf-8", headers={"Vary": "Accept"})
 
@@ -390,19 +489,34 @@ def _dump(graph: rdflib.Graph, fmt: str) -> bytes:
     return graph.serialize(format=_DUMP_FORMATS[fmt], encoding="utf-8")
 
 
-def sparql_routes(get_graph: Callable[[], rdflib.Graph], path: str = "/sparql") -> list[BaseRoute]:
+#: Every method a client might send: the routes take them all so that the handler, not a
+#: catch-all mount behind it, answers (405 with Allow rather than the MCP app's 404).
+_ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
+
+
+def sparql_routes(
+    get_graph: Callable[[], rdflib.Graph], path: str = "/sparql", graph_iri: str = DEFAULT_GRAPH_IRI
+) -> list[BaseRoute]:
     """The endpoint's routes at ``path`` (and ``path/``, ``path/data``); add them to an app as they are.
 
     ``get_graph`` is called (in a worker thread) for every request, so a server may swap or lazily
-    load the graph.
+    load the graph. ``graph_iri`` names that graph for ``default-graph-uri``.
     """
-    query = _query_handler(get_graph)
+    query = _query_handler(get_graph, graph_iri)
     data = _data_handler(get_graph)
+
+    async def data_or_405(request: Request) -> Response:
+        if request.method not in ("GET", "HEAD"):
+            response = _error(405, f"method {request.method} is not allowed: the graph store is read-only")
+            response.headers["Allow"] = "GET, HEAD"
+            return response
+        return await data(request)
+
     return [
-        Route(path, query, methods=["GET", "POST"], name="sparql"),
-        Route(path + "/", query, methods=["GET", "POST"]),
-        Route(path + "/data", data, methods=["GET"], name="sparql-data"),
+        Route(path, query, methods=_ANY_METHOD, name="sparql"),
+        Route(path + "/", query, methods=_ANY_METHOD),
+        Route(path + "/data", data_or_405, methods=_ANY_METHOD, name="sparql-data"),
     ]
 
 
-__all__ = ["negotiate", "parse_accept", "service_description", "sparql_routes"]
+__all__ = ["DEFAULT_GRAPH_IRI", "negotiate", "parse_accept", "service_description", "sparql_routes"]

@@ -7,6 +7,7 @@ guarded runner (graph/sparql.py: time limit, row cap, no SERVICE or updates) ins
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from rdflib import URIRef
 from rdflib.namespace import RDF
 
-from stackgraph.graph.catalog import Catalog
+from stackgraph.graph.catalog import Catalog, local_name, normalize
 from stackgraph.graph.export import dot, graphml, markdown, mermaid, rdf, view
 from stackgraph.graph.export.errors import ExportError
 from stackgraph.graph.export.subgraph import (
@@ -80,7 +81,8 @@ def normalize_format(fmt: str) -> str:
 
 
 def format_for_path(path: str) -> str | None:
-    """The format a file name's extension implies (``out.ttl`` -> "turtle"), or None."""
+    """The format a file name's extension implies (``out.ttl`` -> "turtle"), or None (no or an
+    unknown extension: callers should ask for ``--format`` rather than guess)."""
     suffix = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     for fmt, ext in EXTENSIONS.items():
         if ext == f".{suffix}":
@@ -124,10 +126,34 @@ def collect(
     ``relations_only`` is enough (and faster) for the DIAGRAM_FORMATS."""
     if sparql:
         return from_sparql(engine, sparql, max_nodes)
-    iris = [engine.resolve(name).iri for name in names_or_iris]
-    return extract(
+    iris, corrected = resolve_names(engine, names_or_iris)
+    sub = extract(
         engine, iris, depth=depth, predicates=predicates, max_nodes=max_nodes, relations_only=relations_only
     )
+    if corrected:
+        sub = dataclasses.replace(sub, origin=MappingProxyType({**sub.origin, "corrected": tuple(corrected)}))
+    return sub
+
+
+def resolve_names(engine: Any, names: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The IRIs ``names`` denote, and (name given, entity's display name) for each name that was
+    not one of the entity's own names: a corrected spelling the caller should tell the user about.
+
+    Raises UnknownEntity (with the closest names) for a name that matches nothing.
+    """
+    iris, corrected = [], []
+    for name in names:
+        ref = engine.resolve(name)
+        iris.append(ref.iri)
+        rec = engine.catalog.get(ref.iri)
+        own = {normalize(ref.display), normalize(ref.iri), normalize(local_name(ref.iri))}
+        if rec is not None:
+            own |= {normalize(label) for label in engine.catalog.all_labels(rec)}
+            if rec.code:
+                own |= {normalize(rec.code), normalize(f"{rec.code} {rec.label}")}
+        if ref.score is not None and normalize(name) not in own:
+            corrected.append((name, ref.display))
+    return iris, corrected
 
 
 def render(sub: Subgraph, catalog: Catalog, fmt: str, title: str | None = None) -> str | bytes:
@@ -135,7 +161,9 @@ def render(sub: Subgraph, catalog: Catalog, fmt: str, title: str | None = None) 
     fmt = normalize_format(fmt)
     if fmt in rdf.SERIALIZERS:
         return rdf.SERIALIZERS[fmt](sub.graph)
-    diagram = view.build(sub, catalog, title=title or default_title(sub, catalog))
+    # GraphML is data for graph tools, not a picture: every entity goes in.
+    cap = None if fmt == "graphml" else view.DIAGRAM_MAX_NODES
+    diagram = view.build(sub, catalog, title=title or default_title(sub, catalog), max_nodes=cap)
     if fmt == "mermaid":
         return mermaid.to_mermaid(diagram)
     if fmt == "dot":

@@ -8,6 +8,7 @@ diagrams ("fits in (scale-up interconnect)") and whose ``predicates`` lists the 
 from __future__ import annotations
 
 import io
+import re
 
 import networkx as nx
 
@@ -37,4 +38,14 @@ def to_networkx(diagram: Diagram, catalog: Catalog) -> nx.DiGraph:
 def to_graphml(diagram: Diagram, catalog: Catalog) -> str:
     buffer = io.BytesIO()
     nx.write_graphml(to_networkx(diagram, catalog), buffer, encoding="utf-8", prettyprint=True)
-    return buffer.getvalue().decode("utf-8")
+    return _xs_booleans(buffer.getvalue().decode("utf-8"))
+
+
+def _xs_booleans(text: str) -> str:
+    """networkx writes a Python bool as ``True``/``False``, which is not xs:boolean (yEd refuses
+    the file): lower-case the values of every key declared ``attr.type="boolean"``."""
+    keys = set(re.findall(r'<key id="([^"]+)"[^>]*attr\.type="boolean"', text))
+    if not keys:
+        return text
+    pattern = re.compile(r'(<data key="(?:' + "|".join(map(re.escape, keys)) + r')">)(True|False)(</data>)')
+    return pattern.sub(lambda m: m.group(1) + m.group(2).lower() + m.group(3), text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from stackgraph.graph.export.view import FAMILY_BY_KEY, Diagram, Family
+from stackgraph.graph.export.view import FAMILY_BY_KEY, MAX_EDGE_LABEL, Diagram, Family, shorten
 
 _ENTITIES = {
     "#": "#35;",
@@ -63,14 +63,26 @@ def _class_defs(families: list[Family]) -> list[str]:
 
 
 def to_mermaid(diagram: Diagram, legend: bool = True) -> str:
-    """A ``flowchart LR`` of the diagram: nodes shaped and coloured by family, seeds in bold
-    outline, labelled edges, and a legend subgraph (with the size-cap note when there is one)."""
+    """A ``flowchart LR`` of the diagram: each layer a box around what is placed in it, nodes shaped
+    and coloured by family, seeds in bold outline, labelled edges, and a legend subgraph (with the
+    "and N more" note when the caps left entities out)."""
     ids = node_ids([n.iri for n in diagram.nodes])
     lines = [f"%% stackgraph: {escape(diagram.title)}", "flowchart LR"]
+    by_iri = {n.iri: n for n in diagram.nodes}
+    clustered = {iri for cluster in diagram.clusters for iri in cluster.members}
+    for cluster in diagram.clusters:  # a layer's box holds the layer and what is placed in it
+        lines.append(f"  subgraph c_{ids[cluster.layer]}[{quoted(cluster.label)}]")
+        for iri in cluster.members:
+            node = by_iri[iri]
+            lines.append(f"    {ids[iri]}{_shape(FAMILY_BY_KEY[node.family], node.label)}")
+        lines.append("  end")
     for node in diagram.nodes:
-        lines.append(f"  {ids[node.iri]}{_shape(FAMILY_BY_KEY[node.family], node.label)}")
+        if node.iri not in clustered:
+            lines.append(f"  {ids[node.iri]}{_shape(FAMILY_BY_KEY[node.family], node.label)}")
     for edge in diagram.edges:
-        lines.append(f"  {ids[edge.source]} -->|{quoted(edge.label)}| {ids[edge.target]}")
+        lines.append(
+            f"  {ids[edge.source]} -->|{quoted(shorten(edge.label, MAX_EDGE_LABEL))}| {ids[edge.target]}"
+        )
     if legend and (diagram.families or diagram.note):
         lines.append('  subgraph legend["Legend"]')
         lines.append("    direction TB")
@@ -92,6 +104,8 @@ def to_mermaid(diagram: Diagram, legend: bool = True) -> str:
             lines.append(f"  class {','.join(members)} {family.key}")
     if legend and diagram.note:
         lines.append("  class legend_note note")
+    for cluster in diagram.clusters:
+        lines.append(f"  style c_{ids[cluster.layer]} fill:#f8fafc,stroke:#94a3b8")
     for node in diagram.nodes:
         if node.seed:
             lines.append(f"  style {ids[node.iri]} stroke-width:3px")

@@ -24,6 +24,11 @@ from stackgraph.graph.store import SG
 
 #: Longest label drawn in a node or on an edge; longer ones end in an ellipsis.
 MAX_LABEL = 70
+#: Most entities a diagram draws: past about 20 a picture is a hairball at page width. The rest are
+#: named in an "and N more" note (the RDF and Markdown exports still hold every entity).
+DIAGRAM_MAX_NODES = 20
+#: Relations that place an entity in a layer: a diagram draws the entity inside that layer's box.
+LAYER_RELATIONS = frozenset(str(p) for p in (SG.fitsIn, SG.placement, SG.exampleOf, SG.ownedBy, SG.leadsTo))
 
 
 @dataclass(frozen=True)
@@ -97,14 +102,26 @@ class EdgeView:
 
 
 @dataclass(frozen=True)
+class Cluster:
+    """A layer drawn as a box around itself and the entities placed in it."""
+
+    layer: str
+    label: str
+    #: IRIs drawn inside the box, the layer first.
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Diagram:
     title: str
     nodes: tuple[NodeView, ...]
     edges: tuple[EdgeView, ...]
     #: The families drawn, in legend order.
     families: tuple[Family, ...]
-    #: What the size cap left out, as one sentence, or None.
+    #: What the size caps left out, as one sentence ("and 30 more entities ..."), or None.
     note: str | None
+    #: Layers with the entities placed in them; a node is in at most one cluster.
+    clusters: tuple[Cluster, ...] = ()
 
 
 def shorten(text: str, limit: int = MAX_LABEL) -> str:
@@ -181,30 +198,76 @@ def relation_edges(sub: Subgraph, catalog: Catalog) -> list[tuple[str, str, str,
     return edges
 
 
-def omitted_note(sub: Subgraph, catalog: Catalog) -> str | None:
-    """ "12 more entities 2 hops away left out (8 technology, 4 symptom); ..." or None."""
-    if not sub.omitted:
-        return None
-    kinds = Counter(family_of(catalog, iri).label for iri in sub.omitted)
-    detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
-    count = f"{len(sub.omitted)} more {'entity' if len(sub.omitted) == 1 else 'entities'}"
-    if not sub.cut_at:
-        return f"{count} of the result left out ({detail}); cap {sub.max_nodes} nodes"
-    hops = "hop" if sub.cut_at == 1 else "hops"
-    text = f"{count} {sub.cut_at} {hops} away left out ({detail}); cap {sub.max_nodes} nodes"
-    if sub.cut_at is not None and sub.cut_at < sub.depth:
-        text += f", further hops up to depth {sub.depth} not explored"
-    return text
-
-
 def _qualified_first(item: tuple[str, str]) -> tuple[bool, str]:
     label, predicate = item
     return (URIRef(predicate) not in QUALIFIED, label)
 
 
-def build(sub: Subgraph, catalog: Catalog, title: str | None = None) -> Diagram:
-    """The reader's view of a subgraph (every renderer's input)."""
+#: Longest edge label a picture draws (the full text stays in GraphML and in DOT tooltips).
+MAX_EDGE_LABEL = 48
+
+
+def _kinds(catalog: Catalog, iris: tuple[str, ...] | list[str], most: int = 4) -> str:
+    """ "100 technology, 35 diagnostic, 20 practice, 15 cause, 26 other": the biggest kinds first."""
+    kinds = sorted(
+        Counter(family_of(catalog, iri).label for iri in iris).items(), key=lambda kv: (-kv[1], kv[0])
+    )
+    shown = [f"{n} {kind}" for kind, n in kinds[:most]]
+    rest = sum(n for _, n in kinds[most:])
+    return ", ".join(shown + ([f"{rest} other"] if rest else []))
+
+
+def _note(sub: Subgraph, catalog: Catalog, undrawn: tuple[str, ...], max_nodes: int | None) -> str | None:
+    """One sentence for everything left out: by the diagram's cap and by the subgraph's."""
+    left_out = undrawn + sub.omitted
+    if not left_out:
+        return None
+    noun = "entity" if len(left_out) == 1 else "entities"
+    if not undrawn and sub.cut_at:  # only the export's cap: say how far out they are
+        hops = "hop" if sub.cut_at == 1 else "hops"
+        text = (
+            f"and {len(left_out)} more {noun} {sub.cut_at} {hops} away left out ({_kinds(catalog, left_out)})"
+        )
+    else:
+        text = f"and {len(left_out)} more {noun} not drawn ({_kinds(catalog, left_out)})"
+    caps = [f"diagram cap {max_nodes} nodes"] if undrawn and max_nodes else []
+    if sub.omitted:
+        caps.append(f"cap {sub.max_nodes} nodes")
+    if sub.cut_at is not None and sub.cut_at < sub.depth:
+        caps.append(f"further hops up to depth {sub.depth} not explored")
+    return text + ("; " + ", ".join(caps) if caps else "")
+
+
+def clusters_of(nodes: tuple[NodeView, ...], edges: tuple[EdgeView, ...]) -> tuple[Cluster, ...]:
+    """Each drawn layer with the drawn entities an edge in LAYER_RELATIONS places in it (an entity
+    placed in several drawn layers goes with the first by label, so no node is drawn twice)."""
+    layers = {n.iri: n for n in nodes if n.family == "layer"}
+    home: dict[str, str] = {}
+    for edge in sorted(edges, key=lambda e: (layers[e.target].label if e.target in layers else "", e.source)):
+        if edge.target in layers and edge.source not in layers and LAYER_RELATIONS & set(edge.predicates):
+            home.setdefault(edge.source, edge.target)
+    members: dict[str, list[str]] = {layer: [layer] for layer in layers}
+    for iri, layer in sorted(home.items()):
+        members[layer].append(iri)
+    return tuple(
+        Cluster(layer=layer, label=layers[layer].label, members=tuple(found))
+        for layer, found in sorted(members.items(), key=lambda kv: layers[kv[0]].label)
+        if len(found) > 1
+    )
+
+
+def build(
+    sub: Subgraph, catalog: Catalog, title: str | None = None, max_nodes: int | None = DIAGRAM_MAX_NODES
+) -> Diagram:
+    """The reader's view of a subgraph (every renderer's input).
+
+    At most ``max_nodes`` entities are drawn (None: all), the first in the subgraph's own ranking
+    (seeds, then nearest and best connected); the note says how many more there are.
+    """
     seeds = set(sub.seeds)
+    drawn = sub.nodes if max_nodes is None else sub.nodes[:max_nodes]
+    undrawn = tuple(iri for iri in sub.nodes if iri not in set(drawn))
+    kept = set(drawn)
     nodes = tuple(
         NodeView(
             iri=iri,
@@ -212,11 +275,12 @@ def build(sub: Subgraph, catalog: Catalog, title: str | None = None) -> Diagram:
             family=family_of(catalog, iri).key,
             seed=iri in seeds,
         )
-        for iri in sorted(sub.nodes)
+        for iri in sorted(drawn)
     )
     grouped: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for s, p, t, label in relation_edges(sub, catalog):
-        grouped[(s, t)].append((label, p))
+        if s in kept and t in kept:
+            grouped[(s, t)].append((label, p))
     edges = tuple(
         EdgeView(
             source=s,
@@ -232,7 +296,14 @@ def build(sub: Subgraph, catalog: Catalog, title: str | None = None) -> Diagram:
     families = tuple(f for f in FAMILIES if f.key in present)
     if title is None:
         title = ", ".join(catalog.display(iri) for iri in sub.seeds) or "stackgraph"
-    return Diagram(title=title, nodes=nodes, edges=edges, families=families, note=omitted_note(sub, catalog))
+    return Diagram(
+        title=title,
+        nodes=nodes,
+        edges=edges,
+        families=families,
+        note=_note(sub, catalog, undrawn, max_nodes),
+        clusters=clusters_of(nodes, edges),
+    )
 
 
 def sources_of_node(sub: Subgraph, catalog: Catalog, iri: str) -> list[SourceRef]:
