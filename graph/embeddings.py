@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -39,6 +38,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from stackgraph.graph.cachefiles import atomic_target
+from stackgraph.graph.cachefiles import cache_root as _cache_root
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 CACHE_ENV = "STACKGRAPH_CACHE_DIR"
@@ -60,12 +62,7 @@ def _log(message: str) -> None:
 
 def cache_root() -> Path:
     """Where models and indexes are cached: ``$STACKGRAPH_CACHE_DIR`` or the platform's user cache."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("stackgraph"))
+    return _cache_root()
 
 
 @dataclass(frozen=True)
@@ -127,23 +124,8 @@ class ModelSpec:
         return cache_root() / "models" / self.model_id / "model.onnx"
 
 
-@contextlib.contextmanager
-def _atomic_target(dest: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``dest``; on success rename it over ``dest`` in one step.
-
-    Two processes writing the same file each write their own temporary and the last rename wins, so
-    a reader sees either no file or a whole one, never a torn one.
-    """
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    tmp = Path(name)
-    try:
-        yield tmp
-        tmp.chmod(0o644)  # mkstemp makes 0600; a cache may be shared (CI, containers)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
+#: Written with fsync before the rename (see graph/cachefiles.py): a power loss cannot leave a 0-byte index.
+_atomic_target = atomic_target
 
 
 # --- the fast path: ONNX export (once) and ONNX Runtime (every process) ---------------------------
@@ -529,12 +511,20 @@ class EmbeddingIndex:
             tmp.write_text(json.dumps(meta, ensure_ascii=False))
 
     @classmethod
-    def load(cls, path: Path, *, content_hash: str, model_id: str) -> EmbeddingIndex:
+    def load(
+        cls, path: Path, *, content_hash: str, model_id: str, dimension: int | None = None
+    ) -> EmbeddingIndex:
         """Read a saved index; ValueError if it was saved for other content, another model or is torn."""
         meta = json.loads(path.with_suffix(".json").read_text())
+        if not isinstance(meta, dict) or not isinstance(meta.get("keys"), list):
+            raise ValueError("index metadata is not an object with keys")
         with np.load(path, allow_pickle=False) as data:
             vectors = data["vectors"]
             saved_hash = str(data["content_hash"])
+        if vectors.ndim != 2 or vectors.dtype != np.float32:
+            raise ValueError(f"vectors have shape {vectors.shape} and type {vectors.dtype}")
+        if dimension is not None and vectors.shape[1] != dimension:
+            raise ValueError(f"vectors have {vectors.shape[1]} dimensions, the model {dimension}")
         if meta.get("format") != _INDEX_FORMAT or meta.get("model_id") != model_id:
             raise ValueError("index was saved by another model or format")
         if meta.get("content_hash") != content_hash or saved_hash != content_hash:
@@ -560,10 +550,10 @@ class EmbeddingIndex:
         model_id = embedder.model_id
         path = cls.cache_path(content_hash, model_id, cache_dir)
         try:
-            return cls.load(path, content_hash=content_hash, model_id=model_id)
+            return cls.load(path, content_hash=content_hash, model_id=model_id, dimension=embedder.dimension)
         except FileNotFoundError:
             pass
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             _log(f"embedding index cache {path.name} unusable ({exc}); rebuilding it")
         index = cls.build(keys_texts, embedder)
         try:

@@ -228,58 +228,23 @@ def load_graph(
 ) -> LoadedGraph:
     """Load the built-in graph plus ``data`` files; or open the remote store at ``store_url``.
 
-    User files are parsed one by one into scratch graphs before anything is merged, so an error in
-    any of them leaves nothing half-loaded. With ``check_data``, the merged graph must also conform
-    to the SHACL shapes (the built-in graph does, so any violation is the user's); the verdict is
-    cached by content, so only the first command with a new file pays for validation.
+    User files are bulk-loaded by Oxigraph's own parsers into a store of their own (graph/userstore.py),
+    so an error in any of them leaves nothing half-loaded. With ``check_data``, the merged graph must
+    also conform to the SHACL shapes (the built-in graph does, so any violation is the user's) and
+    user facts may not cite the built-in seeds; the verdict (for large inputs, the whole store) is
+    cached by content, so only the first command with new files pays for it.
     """
     data_paths = [Path(p) for p in data]
     if store_url:
         from stackgraph.graph.remote import open_remote  # only surfaces given --store pay for it
 
         return open_remote(store_url, data_paths)
-    scratch = [parse_file(p) for p in data_paths]
+    if data_paths:
+        from stackgraph.graph.userstore import open_with_data  # Oxigraph's parsers, bulk load
+
+        return open_with_data(data_paths, check_data=check_data)
     graph = new_graph()
     for path in builtin_files():
         graph.parse(str(path), format="ox-turtle")
-    for extra in scratch:
-        graph += extra
-    content_hash = _hash_files([*builtin_files(), *data_paths])
-    if data_paths and check_data:
-        _check_conformance(graph, scratch, data_paths, content_hash)
-    return LoadedGraph(graph=graph, content_hash=content_hash, data_files=[str(p) for p in data_paths])
-
-
-def _check_conformance(
-    graph: rdflib.Graph, scratch: list[rdflib.Graph], paths: list[Path], content_hash: str
-) -> None:
-    """Raise DataFileError for the first shape violation the user files bring in."""
-    from stackgraph.graph.embeddings import cache_root  # the user cache directory
-    from stackgraph.graph.validate import validate
-
-    marker = cache_root() / "validated" / content_hash
-    if marker.exists():
-        return
-    report = validate(graph)
-    if report.conforms:
-        try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-        except OSError:
-            pass  # an unwritable cache only costs validating again next time
-        return
-    first = report.violations[0]
-    culprit = paths[0]
-    for path, part in zip(paths, scratch, strict=True):
-        if any(
-            first.focus.split()[0] in (str(s), graph.namespace_manager.normalizeUri(s))
-            for s in set(part.subjects())
-        ):
-            culprit = path
-            break
-    more = (
-        f" (and {len(report.violations) - 1} more; run `stackgraph validate {culprit}`)"
-        if len(report.violations) > 1
-        else ""
-    )
-    raise DataFileError(culprit, f"does not conform to the shapes: {first.focus}: {first.message}{more}")
+    content_hash = _hash_files(builtin_files())
+    return LoadedGraph(graph=graph, content_hash=content_hash, data_files=[])

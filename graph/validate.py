@@ -25,6 +25,7 @@ How pyshacl is called, and why (measured on a 7.6k-triple graph, 2-core machine)
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,75 @@ def validate(graph: rdflib.Graph, shapes: Path | None = None) -> ValidationRepor
     return ValidationReport(conforms=bool(conforms), violations=violations, seconds=seconds)
 
 
+#: Graphs larger than this are validated with the SPARQL translation of the shapes
+#: (graph/shapecheck.py): pyshacl took 150 s on a 1M-triple file.
+PYSHACL_MAX_TRIPLES = 100_000
+
+
+def validate_auto(
+    graph: rdflib.Graph, shapes: Path | None = None, progress: Callable[[int, int], None] | None = None
+) -> ValidationReport:
+    """pyshacl for graphs it handles in seconds; the shapes as SPARQL (with progress) for large ones."""
+    from stackgraph.graph.shapecheck import Unsupported, load_checks
+
+    if len(graph) > PYSHACL_MAX_TRIPLES:
+        try:
+            checks = load_checks(shapes)
+        except Unsupported:
+            pass  # a custom shapes file with features the translation lacks: pyshacl, slowly
+        else:
+            return validate_sparql(graph, checks, progress)
+    return validate(graph, shapes)
+
+
+def validate_sparql(
+    graph: rdflib.Graph, checks: list, progress: Callable[[int, int], None] | None = None
+) -> ValidationReport:
+    """Validate with compiled checks (shapecheck.compile_shapes); same report as :func:`validate`."""
+    from stackgraph.graph.shapecheck import run_checks
+
+    started = time.perf_counter()
+    findings = run_checks(graph, checks, progress=progress)
+    violations = tuple(sorted(violations_from_findings(findings, graph), key=_order))
+    return ValidationReport(
+        conforms=not any(v.severity == "Violation" for v in violations),
+        violations=violations,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def violations_from_findings(findings: list, graph: rdflib.Graph) -> list[Violation]:
+    """shapecheck.Finding rows as Violations, described like pyshacl's results."""
+    found = []
+    for finding in findings:
+        check = finding.check
+        value = finding.value if finding.value != finding.focus else None
+        message = check.message
+        for name, node in finding.bindings:
+            message = message.replace(f"{{?{name}}}", _name(node, graph)).replace(
+                f"{{${name}}}", _name(node, graph)
+            )
+        found.append(
+            Violation(
+                focus=_describe(finding.focus, graph),
+                focus_label=_label_of(finding.focus, graph),
+                path=_name(check.path, graph) if check.path is not None else None,
+                value=_name(value, graph) if value is not None else None,
+                message=message or "does not conform",
+                shape=check.name,
+                shape_id=_name(check.shape_id, _shapes_names()),
+                severity=check.severity,
+            )
+        )
+    return found
+
+
+def _shapes_names() -> rdflib.Graph:
+    names = rdflib.Graph(bind_namespaces="none")
+    names.bind("sgsh", SHAPES_NS)
+    return names
+
+
 def _order(violation: Violation) -> tuple[str, ...]:
     return (violation.shape_id, violation.shape, violation.focus, violation.path or "", violation.value or "")
 
@@ -199,6 +269,11 @@ def _describe(node: rdflib.term.Node | None, data: rdflib.Graph) -> str:
     if owner is None:
         return inside
     return f"{_describe(owner[0], data)} {_name(owner[1], data)} {inside}"
+
+
+def describe_node(node: rdflib.term.Node, data: rdflib.Graph) -> str:
+    """A prefixed name; for a blank node, the triple that points at it (as violations are described)."""
+    return _describe(node, data)
 
 
 def _label_of(node: rdflib.term.Node | None, data: rdflib.Graph) -> str | None:

@@ -560,13 +560,16 @@ def test_cli_stats_json(capsys, tmp_path: Path) -> None:
     assert body["data_files"] == []
 
     extra = tmp_path / "extra.ttl"
+    # User facts cite the user's own source: the built-in seed documents are not theirs to cite.
     extra.write_text(
         PREFIXES
-        + 'kg:my-tool a sg:Technology ; rdfs:label "my tool" ; dct:source kg:doc-000-nine-layer-model .\n'
+        + 'kg:my-doc a sg:Source ; rdfs:label "my notes" ; sg:fileName "notes.md" .\n'
+        + 'kg:my-doc-tools a sg:SourceSection ; rdfs:label "Tools" ; dct:isPartOf kg:my-doc .\n'
+        + 'kg:my-tool a sg:Technology ; rdfs:label "my tool" ; dct:source kg:my-doc-tools .\n'
     )
     assert main(["stats", "--json", "--data", str(extra)]) == 0
     with_extra = json.loads(capsys.readouterr().out)
-    assert with_extra["triples"] == len(builtin) + 3
+    assert with_extra["triples"] == len(builtin) + 9
     assert with_extra["entities"] == body["entities"] + 1
     assert with_extra["data_files"] == [str(extra)]
 

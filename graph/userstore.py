@@ -1,0 +1,201 @@
+"""The built-in graph plus ``--data`` files, as one Oxigraph store: built, checked, cached by content.
+
+First start with a set of files: the built-in Turtle and each file are bulk-loaded (graph/userdata.py),
+the shapes are checked with SPARQL (graph/shapecheck.py), and user facts citing the built-in seeds
+are refused. Large inputs (``DISK_STORE_MIN_BYTES`` of user files or more) are built in an
+on-disk store under ``<cache>/stores/<content hash>``; later starts open it read-only in a few
+milliseconds instead of parsing a million triples again (4-5 s). Small inputs stay in memory,
+where parsing them is faster than opening a store, and only the "it conforms" verdict is cached.
+
+Nothing half-built is ever used: a store is built in a temporary directory, marked complete, and
+renamed into place; a store without the marker, or one that does not open, is removed and rebuilt
+with a one-line message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyoxigraph as ox
+import rdflib
+from oxrdflib import OxigraphStore
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+from stackgraph.graph import userdata
+from stackgraph.graph.cachefiles import cache_root, fsync_directory, log, write_bytes
+from stackgraph.graph.store import PREFIXES, DataFileError, LoadedGraph, builtin_files
+
+#: User files at least this large (bytes, all together) get a cached on-disk store.
+DISK_STORE_MIN_BYTES = int(os.environ.get("STACKGRAPH_DISK_STORE_MIN_BYTES", 4_000_000))
+#: Bump when what a cached store holds changes.
+STORE_FORMAT = "store-1"
+_COMPLETE = "stackgraph-complete"
+#: Above this many bytes of user data, loading and checking say what they are doing on stderr.
+PROGRESS_MIN_BYTES = 4_000_000
+
+
+def content_hash(data_paths: list[Path]) -> str:
+    """Hash of the built-in Turtle and every data file (names and bytes): keys every cache."""
+    digest = hashlib.sha256()
+    for path in [*builtin_files(), *data_paths]:
+        digest.update(path.name.encode())
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def as_graph(store: ox.Store) -> rdflib.Graph:
+    """rdflib's API over ``store``'s default graph (oxrdflib), with the project's prefixes bound."""
+    graph = rdflib.Graph(store=OxigraphStore(store=store), identifier=DATASET_DEFAULT_GRAPH_ID)
+    for prefix, iri in PREFIXES.items():
+        graph.bind(prefix, iri, override=True)
+    return graph
+
+
+def _fill(store: ox.Store, paths: list[Path], check: bool, progress: bool) -> None:
+    """Load the built-in graph and ``paths`` into ``store``; with ``check``, refuse what breaks the
+    shapes or cites a built-in seed (DataFileError naming the file)."""
+    for path in builtin_files():
+        store.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE)
+    sections = userdata.seed_sections(store)
+    builtin_subjects = userdata.subjects(store)
+    for path in paths:
+        userdata.load_file(store, path, progress=progress)
+    if not check:
+        return
+    foreign = userdata.foreign_citations(store, sections, builtin_subjects)
+    if foreign:
+        from oxrdflib._converter import from_ox
+
+        from stackgraph.graph.validate import describe_node
+
+        foreign.sort(key=lambda pair: (not isinstance(pair[0], ox.NamedNode), str(pair[0])))
+        subject, section = foreign[0]
+        graph = as_graph(store)
+        culprit = userdata.file_mentioning(paths, subject)
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        raise DataFileError(
+            culprit,
+            f"{describe_node(from_ox(subject), graph)} cites {describe_node(from_ox(section), graph)}, a "
+            f"section of a built-in seed document: your facts must cite your own sources (an sg:Source "
+            f"and its sg:SourceSection){more}",
+        )
+    _check_shapes(store, paths, progress)
+
+
+def _check_shapes(store: ox.Store, paths: list[Path], progress: bool) -> None:
+    from stackgraph.graph.shapecheck import load_checks, run_checks
+    from stackgraph.graph.validate import violations_from_findings
+
+    graph = as_graph(store)
+    started = time.perf_counter()
+    findings = run_checks(
+        graph, load_checks(), progress=_reporter("checking the shapes") if progress else None
+    )
+    if progress:
+        print(f"stackgraph: shapes checked in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if not findings:
+        return
+    first = violations_from_findings(findings[:1], graph)[0]
+    node = findings[0].focus
+    culprit = (
+        userdata.file_mentioning(paths, ox.NamedNode(str(node)))
+        if isinstance(node, rdflib.URIRef)
+        else paths[0]
+    )
+    more = (
+        f" (and {len(findings) - 1} more; run `stackgraph validate {culprit}`)" if len(findings) > 1 else ""
+    )
+    raise DataFileError(culprit, f"does not conform to the shapes: {first.focus}: {first.message}{more}")
+
+
+def _reporter(what: str):
+    """Progress as 'what: 30/75' on stderr: overwritten in place on a terminal, every quarter otherwise."""
+    tty = sys.stderr.isatty()
+
+    def report(done: int, total: int) -> None:
+        if tty:
+            end = "\n" if done == total else ""
+            print(f"\rstackgraph: {what}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+        elif done == total or done % max(1, total // 4) == 0:
+            print(f"stackgraph: {what}: {done}/{total}", file=sys.stderr, flush=True)
+
+    return report
+
+
+def _open_cached(directory: Path) -> ox.Store | None:
+    if not (directory / _COMPLETE).is_file():
+        if directory.exists():
+            log(f"cached store {directory.name} is incomplete; rebuilding it")
+            shutil.rmtree(directory, ignore_errors=True)
+        return None
+    try:
+        return ox.Store.read_only(str(directory))
+    except OSError as error:
+        log(f"cached store {directory.name} unusable ({' '.join(str(error).split())[:120]}); rebuilding it")
+        shutil.rmtree(directory, ignore_errors=True)
+        return None
+
+
+def _build_on_disk(directory: Path, paths: list[Path], progress: bool) -> ox.Store:
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    try:
+        store = ox.Store(str(scratch))
+        _fill(store, paths, check=True, progress=progress)
+        store.flush()
+        del store  # closes RocksDB: the directory must not move while it is open
+        write_bytes(scratch / _COMPLETE, STORE_FORMAT.encode())
+        try:
+            os.rename(scratch, directory)
+            fsync_directory(directory.parent)
+        except OSError:  # another process published the same content first: use theirs
+            pass
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    opened = _open_cached(directory)
+    if opened is None:
+        raise DataFileError(directory, "the store just built could not be opened")
+    return opened
+
+
+def open_with_data(data_paths: list[Path], check_data: bool = True) -> LoadedGraph:
+    """The built-in graph plus ``data_paths``. Raises DataFileError (one line) for a bad file."""
+    for path in data_paths:
+        if not path.is_file():
+            raise DataFileError(path, "no such file")
+        userdata.rdf_format(path)
+    digest = content_hash(data_paths)
+    size = sum(p.stat().st_size for p in data_paths)
+    progress = size >= PROGRESS_MIN_BYTES
+    names = [str(p) for p in data_paths]
+    if check_data and size >= DISK_STORE_MIN_BYTES:
+        directory = cache_root() / "stores" / f"{digest}-{STORE_FORMAT}"
+        store = _open_cached(directory)
+        if store is None:
+            try:
+                store = _build_on_disk(directory, data_paths, progress)
+            except OSError as error:  # an unwritable cache: build in memory instead
+                log(f"cannot cache the store ({error}); loading in memory")
+                store = None
+        if store is not None:
+            return LoadedGraph(graph=as_graph(store), content_hash=digest, data_files=names)
+    store = ox.Store()
+    marker = cache_root() / "validated" / digest
+    check = check_data and not marker.is_file()
+    _fill(store, data_paths, check=check, progress=progress)
+    if check:
+        with contextlib.suppress(OSError):  # an unwritable cache only costs checking again next time
+            write_bytes(marker, b"conforms\n")
+    return LoadedGraph(graph=as_graph(store), content_hash=digest, data_files=names)
+
+
+__all__ = ["DISK_STORE_MIN_BYTES", "as_graph", "content_hash", "open_with_data"]
