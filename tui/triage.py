@@ -66,9 +66,7 @@ def path_content(state: TriageState) -> Content:
 def sources_content(state: TriageState) -> Content:
     if not state.sources:
         return Content("")
-    return Content.assemble(
-        ("Sources ", "bold"), ("; ".join(s.display for s in state.sources[:6]), "dim")
-    )
+    return Content.assemble(("Sources ", "bold"), ("; ".join(s.display for s in state.sources[:6]), "dim"))
 
 
 class CommandList(OptionList):
