@@ -1125,3 +1125,34 @@ async def test_the_entity_page_hides_hidden_labels_copies_iris_and_back_keeps_th
         await settle(pilot)
         assert pane.current == iri
         assert links.highlighted == openable[1]  # the place on the page is kept
+
+
+# ---------------------------------------------------------------------------------- issue 14: themes
+
+
+def _contrast(style) -> float:
+    """WCAG contrast ratio between a rich Style's foreground and background."""
+
+    def luminance(color) -> float:
+        r, g, b = (c / 255 for c in color.get_truecolor())
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    a, b = sorted((luminance(style.color), luminance(style.bgcolor)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_title_is_readable_and_declined_answers_look_different(engine: Engine, theme: str) -> None:
+    member = a_member(engine)
+    app = StackgraphApp(engine=engine)
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = theme
+        await pilot.pause()
+        answered = await ask(pilot, f"where does {member.label} fit?")
+        declined = await ask(pilot, "what is a flurbo?")
+        await pilot.press("f3")  # neither answer focused: their resting colours
+        await pilot.pause()
+        assert _contrast(app.query_one("#status-title").rich_style) >= 4.5
+        assert declined.has_class("-declined") and not answered.has_class("-declined")
+        assert declined.styles.border_left[1] != answered.styles.border_left[1]
