@@ -1156,3 +1156,24 @@ async def test_title_is_readable_and_declined_answers_look_different(engine: Eng
         assert _contrast(app.query_one("#status-title").rich_style) >= 4.5
         assert declined.has_class("-declined") and not answered.has_class("-declined")
         assert declined.styles.border_left[1] != answered.styles.border_left[1]
+
+
+def test_the_first_paint_does_not_import_the_graph_stack() -> None:
+    """Composing every tab (not just importing the app) must not pull in rdflib: first paint ≈ 1 s."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys\n"
+        "from stackgraph.tui.app import StackgraphApp\n"
+        "StackgraphApp._load_engine = lambda self: None  # the worker's job, not the first paint's\n"
+        "async def main():\n"
+        "    app = StackgraphApp(semantic=False)\n"
+        "    async with app.run_test(size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        assert app.query_one('#sparql-editor') and app.query_one('#export-preview')\n"
+        "        print(sorted(m for m in ('rdflib', 'pyoxigraph', 'stackgraph.graph.engine') if m in sys.modules))\n"
+        "asyncio.run(main())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
