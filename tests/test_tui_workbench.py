@@ -62,6 +62,8 @@ async def test_the_editor_completes_keywords_and_the_graphs_terms(engine: Engine
         assert editor.text == "select * WHERE { ?s a sg:Layer"
         await pilot.press("alt+a")  # select-all, which F7 (the Export tab) used to hide
         assert editor.selected_text == editor.text
+        await pilot.press("end", *" }", "tab")  # nothing to complete: tab moves on, as elsewhere
+        assert app.focused is not editor
 
 
 def _blocking_run_query(monkeypatch: pytest.MonkeyPatch):
