@@ -93,6 +93,9 @@ async def test_y_copies_the_focused_answer_and_s_its_sparql(engine: Engine) -> N
         assert app.clipboard == "\n\n".join(strip_prefixes(q) for q in first.answer.sparql)
         await pilot.press("down", "down")  # past the newest: back to the question box
         assert app.focused is app.query_one("#ask-input")
+        await pilot.press("ctrl+y")  # from the box: the newest answer
+        newest = list(app.query(AnswerView))[-1].answer
+        assert newest is not None and newest.answer in app.clipboard
 
 
 async def test_help_lists_the_keys_of_the_current_tab_first_and_closes(engine: Engine) -> None:
