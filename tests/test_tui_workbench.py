@@ -164,6 +164,15 @@ async def test_enter_on_an_iri_cell_opens_it_and_y_copies_cells_and_rows(engine:
         assert active(app) == "entity"
         assert app.query_one(EntityPane).current == str(expected.rows[0][0])
 
+        # A predicate is an IRI too, but no entity: enter says so instead of opening an empty page.
+        await pilot.press("f6")
+        await run_in_editor(pilot, "CONSTRUCT { ?l sg:code ?c } WHERE { ?l a sg:Layer ; sg:code ?c }")
+        table.focus()
+        await pilot.press("right", "enter")
+        await settle(pilot)
+        assert active(app) == "sparql"
+        assert any("Not an entity" in n.message for n in app._notifications)
+
 
 async def test_ctrl_f_searches_the_query_history(engine: Engine) -> None:
     app = StackgraphApp(engine=engine)

@@ -105,8 +105,14 @@ class ResultsTable(DataTable):
     def _selected(self, event: DataTable.CellSelected) -> None:
         event.stop()
         at = self._at_cursor()
-        if at is not None and self.iris[at[0]][at[1]]:
-            self.post_message(OpenEntity(self.values[at[0]][at[1]]))
+        if at is None or not self.iris[at[0]][at[1]]:
+            return
+        iri = self.values[at[0]][at[1]]
+        engine = getattr(self.app, "engine", None)
+        if engine is not None and iri not in engine.catalog:  # a predicate or class: no page of its own
+            self.notify("Not an entity of the graph (no page to open); y copies it.", severity="warning")
+            return
+        self.post_message(OpenEntity(iri))
 
 
 class SparqlPane(Vertical):
