@@ -19,9 +19,19 @@ from textual.widgets import (
     OptionList,
     Select,
     Static,
-    TabbedContent,
     TextArea,
     Tree,
+)
+from tui_support import (  # noqa: F401  (data_dir: the autouse fixture that isolates history)
+    SELECT_LAYERS,
+    SIZE,
+    a_member,
+    a_path_to_layers,
+    active,
+    ask,
+    data_dir,
+    run_in_editor,
+    settle,
 )
 
 from stackgraph.graph.conversation import Conversation
@@ -32,56 +42,8 @@ from stackgraph.tui.answer import AnswerView, strip_prefixes
 from stackgraph.tui.app import StackgraphApp
 from stackgraph.tui.entity import EntityPane
 from stackgraph.tui.export import ExportPane
-from stackgraph.tui.history import DATA_DIR_ENV, MAX_ENTRIES, Cursor, History
+from stackgraph.tui.history import MAX_ENTRIES, Cursor, History
 from stackgraph.tui.triage import TriagePane
-
-SIZE = (100, 36)
-
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "data"
-    monkeypatch.setenv(DATA_DIR_ENV, str(path))
-    return path
-
-
-async def settle(pilot, rounds: int = 3) -> None:
-    """Let posted messages start their workers, the workers finish, and their results draw."""
-    for _ in range(rounds):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        await queries_done(pilot)
-    await pilot.pause()
-
-
-async def queries_done(pilot, timeout: float = 30.0) -> None:
-    """SPARQL queries run in daemon threads, not workers: wait until the pane has its result."""
-    import asyncio
-
-    pane = pilot.app.query_one("#sparql-pane")
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while pane.running and loop.time() < deadline:
-        await asyncio.sleep(0.02)
-    await pilot.pause()
-
-
-async def ask(pilot, question: str) -> AnswerView:
-    pilot.app.query_one("#ask-input", Input).focus()
-    await pilot.press(*question)
-    await pilot.press("enter")
-    await settle(pilot)
-    return list(pilot.app.query(AnswerView))[-1]
-
-
-def a_member(engine: Engine):
-    """A technology placed in a layer of the first model that has members."""
-    return next(info.members[0] for info in engine.layers() if info.members)
-
-
-def active(app) -> str:
-    return app.query_one(TabbedContent).active
-
 
 # ---------------------------------------------------------------------------------- ask
 
@@ -174,7 +136,7 @@ async def test_up_and_down_walk_the_question_history(engine: Engine) -> None:
         assert box.value == "draft"
 
 
-async def test_questions_typed_while_the_graph_loads_are_answered_once_it_has(data_dir: Path) -> None:
+async def test_questions_typed_while_the_graph_loads_are_answered_once_it_has(data_dir: Path) -> None:  # noqa: F811
     app = StackgraphApp(semantic=False)  # no engine given: the app loads the built-in graph itself
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"where does JAX fit?")
@@ -258,28 +220,6 @@ async def test_the_entity_page_groups_edges_by_predicate(engine: Engine) -> None
 # ---------------------------------------------------------------------------------- triage
 
 
-def a_path_to_layers(engine: Engine) -> tuple[str, list[int], object]:
-    """A symptom with a tree and the option indexes of a walk that ends at owning layers."""
-    for iri in engine.entities_of("Symptom"):
-        state = engine.triage(iri)
-        if state.done:
-            continue
-        stack = [[]]
-        while stack:
-            picks = stack.pop()
-            answers: list[str] = []
-            state = engine.triage(iri, answers)
-            for pick in picks:
-                answers.append(state.options[pick])
-                state = engine.triage(iri, answers)
-            if state.done:
-                if state.layers:
-                    return iri, picks, state
-                continue
-            stack.extend(picks + [i] for i in reversed(range(len(state.options))))
-    pytest.skip("no triage tree ends at a layer")
-
-
 async def test_triage_walks_a_tree_to_the_owning_layers(engine: Engine) -> None:
     symptom, picks, expected = a_path_to_layers(engine)
     app = StackgraphApp(engine=engine)
@@ -328,17 +268,6 @@ async def test_triage_walks_a_tree_to_the_owning_layers(engine: Engine) -> None:
 
 
 # ---------------------------------------------------------------------------------- sparql
-
-
-SELECT_LAYERS = "SELECT ?layer ?code WHERE { ?layer a sg:Layer ; sg:code ?code } ORDER BY ?code ?layer"
-
-
-async def run_in_editor(pilot, query: str) -> None:
-    editor = pilot.app.query_one("#sparql-editor", TextArea)
-    editor.load_text(query)
-    editor.focus()
-    await pilot.press("ctrl+r")
-    await settle(pilot)
 
 
 async def test_a_sparql_query_shows_rows_with_prefixed_names(engine: Engine) -> None:
@@ -520,7 +449,7 @@ def test_every_binding_has_an_id_a_description_and_an_action_to_run() -> None:
 # ---------------------------------------------------------------------------------- persistence
 
 
-async def test_history_is_kept_between_runs_in_the_data_directory(engine: Engine, data_dir: Path) -> None:
+async def test_history_is_kept_between_runs_in_the_data_directory(engine: Engine, data_dir: Path) -> None:  # noqa: F811
     question = "where does JAX fit?"
     app = StackgraphApp(engine=engine)
     async with app.run_test(size=SIZE) as pilot:
@@ -625,189 +554,6 @@ def test_a_missing_data_file_is_reported_before_the_app_starts(capsys: pytest.Ca
     assert "no such file" in capsys.readouterr().err
 
 
-# ---------------------------------------------------------------------------------- issue 14: the chat log
-
-
-def _fully_visible(view, log) -> bool:
-    return log.region.y <= view.region.y and view.region.bottom <= log.region.bottom
-
-
-QUESTIONS = (
-    "where does NVLink fit?",
-    "what is it?",
-    "which layer owns CUDA OOM?",
-    "where does JAX fit?",
-    "what is a flurbo?",
-)
-
-
-async def test_the_newest_answer_is_shown_whole_after_five_questions_and_a_resize(engine: Engine) -> None:
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        for question in QUESTIONS:
-            await ask(pilot, question)
-        log = app.query_one("#ask-log")
-        newest = list(app.query(AnswerView))[-1]
-        assert newest.question == QUESTIONS[-1] and newest.answer is not None
-        assert log.max_scroll_y > 0  # the conversation no longer fits: the test means something
-        assert _fully_visible(newest, log)
-        assert _fully_visible(newest.query_one(".suggestions"), log)  # "did you mean" not hidden
-        await pilot.resize_terminal(100, 30)
-        await settle(pilot)
-        assert _fully_visible(newest, log)
-        assert log.scroll_y == log.max_scroll_y
-
-        # PageUp/PageDown from the question box scroll the log, and the box keeps focus.
-        await pilot.press("pageup")
-        await pilot.pause()
-        assert log.scroll_y < log.max_scroll_y
-        assert app.focused is app.query_one("#ask-input")
-        await pilot.press("pagedown", "pagedown", "pagedown")
-        await pilot.pause()
-        assert log.scroll_y == log.max_scroll_y
-
-
-async def test_a_follow_up_is_marked_with_what_it_is_about(engine: Engine) -> None:
-    member = a_member(engine)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        first = await ask(pilot, f"where does {member.label} fit?")
-        assert first.about is None and not first.query(".about")
-        follow = await ask(pilot, "what is it?")
-        assert follow.about == member.iri
-        assert member.display in str(follow.query_one(".about", Static).content)
-
-
-async def test_y_copies_the_focused_answer_and_s_its_sparql(engine: Engine) -> None:
-    member = a_member(engine)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        first = await ask(pilot, f"where does {member.label} fit?")
-        await ask(pilot, "what is a flurbo?")
-        await pilot.press("shift+tab")  # the newest answer takes focus
-        assert isinstance(app.focused, AnswerView) and app.focused.question == "what is a flurbo?"
-        await pilot.press("up")  # the answer above
-        assert app.focused is first
-        await pilot.press("y")
-        assert first.answer is not None and first.answer.answer in app.clipboard
-        assert any("Copied" in n.message for n in app._notifications)
-        await pilot.press("s")
-        assert app.clipboard == "\n\n".join(strip_prefixes(q) for q in first.answer.sparql)
-        await pilot.press("down", "down")  # past the newest: back to the question box
-        assert app.focused is app.query_one("#ask-input")
-
-
-async def test_help_lists_the_keys_of_the_current_tab_first_and_closes(engine: Engine) -> None:
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f5")
-        await settle(pilot)
-        await pilot.press("question_mark")  # outside a text box, ? is the help key
-        await pilot.pause()
-        from stackgraph.tui.help import HelpScreen
-
-        assert isinstance(app.screen, HelpScreen)
-        groups = [str(s.content) for s in app.screen.query(".help-group").results(Static)]
-        assert groups[0].startswith("Triage")
-        for binding in keys.TRIAGE:
-            assert keys.HELP[binding.id] in groups[0]
-        assert "Cursor word left" not in "".join(groups)  # Textual's generic editing keys stay out
-        await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
-        # In the question box "?" is typed, F1 still opens help.
-        await pilot.press("f2")
-        await pilot.press(*"why?")
-        assert app.query_one("#ask-input", Input).value == "why?"
-        await pilot.press("f1")
-        assert isinstance(app.screen, HelpScreen)
-        assert str(app.screen.query(".help-group").first(Static).content).startswith("Ask")
-        await pilot.press("f1")
-        assert not isinstance(app.screen, HelpScreen)
-
-
-async def test_tab_labels_show_their_keys_and_the_footer_shows_quit(engine: Engine) -> None:
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        for pane, title, key in keys.TABS:
-            label = str(app.query_one(f"#--content-tab-{pane}").label)
-            assert title in label and key.upper() in label
-        footer = " ".join(str(k.render()) for k in app.query("FooterKey"))
-        assert "Quit" in footer
-
-
-# ---------------------------------------------------------------------------------- issue 14: safe export
-
-
-async def _export_results(pilot, fmt: str) -> None:
-    await pilot.press("f6")
-    await run_in_editor(pilot, SELECT_LAYERS)
-    await pilot.press("f7")
-    await settle(pilot)
-    pilot.app.query_one("#export-format", Select).value = fmt
-    await settle(pilot)
-
-
-async def test_export_asks_before_overwriting_and_reports_the_absolute_path(
-    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from stackgraph.tui.confirm import Confirm
-
-    monkeypatch.chdir(tmp_path)
-    existing = tmp_path / "layers.csv"
-    existing.write_text("keep me", encoding="utf-8")
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await _export_results(pilot, "csv")
-        app.query_one("#export-path", Input).value = "layers.csv"  # relative, as typed
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert isinstance(app.screen, Confirm)
-        await pilot.press("n")
-        await pilot.pause()
-        assert existing.read_text(encoding="utf-8") == "keep me"
-        assert "Not saved" in str(app.query_one("#export-status", Static).content)
-        await pilot.press("ctrl+s")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
-        status = str(app.query_one("#export-status", Static).content)
-        assert str(existing) in status  # the absolute path, not "layers.csv"
-    assert existing.read_text(encoding="utf-8").splitlines()[0] == "layer,code"
-
-
-async def test_the_file_extension_follows_the_format(engine: Engine, tmp_path: Path) -> None:
-    from stackgraph.tui.export import RESULT_EXTENSIONS
-
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await _export_results(pilot, "csv")
-        path = app.query_one("#export-path", Input)
-        path.value = str(tmp_path / "mine.csv")  # a name the user chose
-        app.query_one("#export-format", Select).value = "json"
-        await settle(pilot)
-        assert path.value == str(tmp_path / f"mine{RESULT_EXTENSIONS['json']}")
-
-
-async def test_a_screenshot_goes_to_the_current_directory(
-    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.deliver_screenshot("shot.svg")
-        await settle(pilot)
-        await pilot.pause(0.2)
-    assert (tmp_path / "shot.svg").read_text(encoding="utf-8").startswith("<svg")
-
-
 # ---------------------------------------------------------------------------------- issue 14: shared history
 
 
@@ -836,292 +582,22 @@ def test_a_history_walk_sees_what_another_app_added(tmp_path: Path) -> None:
     assert Cursor(mine, "questions").previous("") == "theirs"
 
 
-# ---------------------------------------------------------------------------------- issue 14: triage
+def test_the_first_paint_does_not_import_the_graph_stack() -> None:
+    """Composing every tab (not just importing the app) must not pull in rdflib: first paint ≈ 1 s."""
+    import subprocess
+    import sys
 
-
-def _linked_checks(engine: Engine, subjects: list[str]) -> tuple[set[str], set[str]]:
-    """(command lines, labels of other checks) linked to ``subjects``, read from the graph itself."""
-    values = " ".join(f"<{s}>" for s in subjects)
-    query = (
-        "SELECT ?d ?cmd ?label WHERE { VALUES ?s { VALUES_HERE } ?s sg:diagnosedBy|sg:whereToLook ?d ."
-        " OPTIONAL { ?d sg:commandText ?cmd } OPTIONAL { ?d rdfs:label ?label } }"
+    code = (
+        "import asyncio, sys\n"
+        "from stackgraph.tui.app import StackgraphApp\n"
+        "StackgraphApp._load_engine = lambda self: None  # the worker's job, not the first paint's\n"
+        "async def main():\n"
+        "    app = StackgraphApp(semantic=False)\n"
+        "    async with app.run_test(size=(100, 30)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        assert app.query_one('#sparql-editor') and app.query_one('#export-preview')\n"
+        "        print(sorted(m for m in ('rdflib', 'pyoxigraph', 'stackgraph.graph.engine') if m in sys.modules))\n"
+        "asyncio.run(main())\n"
     )
-    rows = engine.graph.query(
-        query.replace("VALUES_HERE", values),
-        initNs={"sg": "https://w3id.org/stackgraph/ns#", "rdfs": str(rdflib.RDFS)},
-    )
-    commands = {str(r.cmd) for r in rows if r.cmd is not None}
-    others = {str(r.label) for r in rows if r.cmd is None and r.label is not None}
-    return commands, others
-
-
-def a_symptom_without_a_tree_whose_layers_have_other_diagnostics(engine: Engine):
-    """A symptom concluded at once whose owning layers carry diagnostics not linked to it."""
-    for iri in engine.entities_of("Symptom"):
-        state = engine.triage(iri)
-        if not state.done or not state.layers:
-            continue
-        own = _linked_checks(engine, [iri, *(c.iri for c in state.causes)])
-        layer_only = _linked_checks(engine, [layer.iri for layer in state.layers])
-        if (layer_only[0] | layer_only[1]) - (own[0] | own[1]):
-            return iri, state, own, layer_only
-    pytest.skip("no symptom whose layers have diagnostics of their own")
-
-
-async def test_triage_lists_only_the_checks_linked_to_the_symptom_or_its_causes(engine: Engine) -> None:
-    iri, state, (commands, others), (layer_commands, layer_others) = (
-        a_symptom_without_a_tree_whose_layers_have_other_diagnostics(engine)
-    )
-    assert set(state.diagnostics) == commands
-    assert set(state.look_at) == others
-    # The conclusion names the owning layers instead of repeating the symptom's name.
-    assert state.conclusion != state.symptom.label
-    assert all(layer.display in state.conclusion for layer in state.layers)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f5")
-        await settle(pilot)
-        app.query_one(TriagePane).start(iri)
-        await settle(pilot)
-        shown = app.query_one("#triage-result", Markdown).source
-        rows = app.query_one("#triage-commands").commands
-        assert set(rows) == commands
-        for extra in (layer_commands | layer_others) - (commands | others):
-            assert extra not in rows and extra not in shown
-
-
-async def test_number_keys_answer_and_the_path_shows_questions_and_answers(engine: Engine) -> None:
-    symptom, picks, expected = a_path_to_layers(engine)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f5")
-        await settle(pilot)
-        pane = app.query_one(TriagePane)
-        pane.start(symptom)
-        await settle(pilot)
-        for pick in picks:
-            await pilot.press(str(pick + 1))
-            await settle(pilot)
-        assert pane.state == expected
-        path = str(app.query_one("#triage-path", Static).content)
-        for question, answer in zip(expected.asked, expected.taken, strict=True):
-            assert question in path and answer in path
-        if expected.diagnostics:
-            commands = app.query_one("#triage-commands", OptionList)
-            commands.focus()
-            await pilot.press("y")
-            assert app.clipboard == expected.diagnostics[0]
-
-
-async def test_a_command_row_copies_with_enter(engine: Engine) -> None:
-    iri = next(
-        i for i in engine.entities_of("Symptom") if engine.triage(i).done and engine.triage(i).diagnostics
-    )
-    expected = engine.triage(iri).diagnostics
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f5")
-        await settle(pilot)
-        app.query_one(TriagePane).start(iri)
-        await settle(pilot)
-        commands = app.query_one("#triage-commands", OptionList)
-        assert commands.display and commands.option_count == len(expected)
-        commands.focus()
-        await pilot.press("end", "enter")
-        assert app.clipboard == expected[-1]
-
-
-# ---------------------------------------------------------------------------------- issue 14: SPARQL workbench
-
-
-def test_the_editor_highlights_sparql_tokens() -> None:
-    from stackgraph.tui.sparql_editor import tokens
-
-    line = 'SELECT ?x WHERE { ?x a sg:Layer ; rdfs:label "é ok" . <http://x/y> ?p 42 } # note'
-    found = {line[start:end]: name for start, end, name in tokens(line)}
-    assert found["SELECT"] == found["WHERE"] == found["a"] == "keyword"
-    assert found["?x"] == found["?p"]
-    assert found["sg:Layer"] == found["rdfs:label"] != found["?x"]
-    assert found['"é ok"'] == "string" and found["# note"] == "comment" and found["42"] == "number"
-    assert "<http://x/y>" in found and "ok" not in found  # words inside a string are not keywords
-
-
-async def test_the_editor_completes_keywords_and_the_graphs_terms(engine: Engine) -> None:
-    from stackgraph.tui.sparql_editor import SparqlEditor
-
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        await settle(pilot)
-        editor = app.query_one("#sparql-editor", SparqlEditor)
-        assert "sg:Layer" in editor.terms and "rdfs:label" in editor.terms
-        assert editor._highlights[0][0] == (0, 6, "keyword")  # SELECT of the default query
-        editor.load_text("")
-        await pilot.press(*"sel")
-        assert editor.suggestion == "ect"
-        await pilot.press("tab")
-        await pilot.press(*" * WHERE { ?s a sg:La")
-        assert editor.suggestion == "yer"
-        await pilot.press("tab")
-        assert editor.text == "select * WHERE { ?s a sg:Layer"
-        await pilot.press("alt+a")  # select-all, which F7 (the Export tab) used to hide
-        assert editor.selected_text == editor.text
-
-
-def _blocking_run_query(monkeypatch: pytest.MonkeyPatch):
-    """Replace the guard's run_query with one that waits for a go (and records its time limit)."""
-    import threading
-
-    import stackgraph.graph.sparql as sparql
-
-    real = sparql.run_query
-    go = threading.Event()
-    calls: list[float | None] = []
-
-    def slow(graph, query, **kwargs):
-        calls.append(kwargs.get("timeout_s"))
-        go.wait(10)
-        return real(graph, query, **kwargs)
-
-    monkeypatch.setattr(sparql, "run_query", slow)
-    return go, calls
-
-
-async def test_escape_cancels_a_running_query_and_its_result_is_dropped(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from stackgraph.graph.sparql import MAX_TIMEOUT_S
-    from stackgraph.tui.sparql import SparqlPane
-
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        await settle(pilot)
-        go, calls = _blocking_run_query(monkeypatch)  # after the completion terms are read
-        limit = app.query_one("#sparql-limit", Select)
-        offered = [value for _label, value in limit._options if isinstance(value, float)]
-        assert offered and max(offered) <= MAX_TIMEOUT_S
-        limit.value = max(offered)
-        pane = app.query_one(SparqlPane)
-        app.query_one("#sparql-editor", TextArea).load_text(SELECT_LAYERS)
-        await pilot.press("ctrl+r")
-        await pilot.pause()
-        assert pane.running and calls == [max(offered)]  # the chosen limit reaches the guard
-        await pilot.press("escape")
-        assert not pane.running
-        assert "Cancelled" in str(app.query_one("#sparql-status", Static).content)
-        go.set()
-        await pilot.pause(0.3)
-        assert app.query_one("#sparql-table", DataTable).row_count == 0  # the late result is dropped
-
-
-async def test_quitting_during_a_query_does_not_wait_for_it(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import time
-
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await settle(pilot)
-        go, _calls = _blocking_run_query(monkeypatch)
-        await pilot.press("f6", "ctrl+r")
-        await pilot.pause()
-        started = time.perf_counter()
-        await pilot.press("ctrl+q")
-    assert time.perf_counter() - started < 2.0
-    go.set()
-
-
-async def test_an_error_clears_the_old_results(engine: Engine) -> None:
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        await run_in_editor(pilot, SELECT_LAYERS)
-        assert app.query_one("#sparql-table", DataTable).row_count > 0
-        await run_in_editor(pilot, "SELECT ?x WHERE { ?x a }")
-        assert app.query_one("#sparql-status", Static).has_class("-error")
-        assert app.query_one("#sparql-table", DataTable).row_count == 0
-
-
-async def test_enter_on_an_iri_cell_opens_it_and_y_copies_cells_and_rows(engine: Engine) -> None:
-    expected = run_query(engine.graph, SELECT_LAYERS)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        await run_in_editor(pilot, SELECT_LAYERS)
-        table = app.query_one("#sparql-table", DataTable)
-        table.focus()
-        await pilot.press("y")
-        assert app.clipboard == str(expected.rows[0][0])  # the full IRI, not the prefixed name
-        await pilot.press("Y")
-        assert app.clipboard == f"{expected.rows[0][0]}\t{expected.rows[0][1]}"
-        await pilot.press("right", "enter")  # a literal: nothing opens
-        assert active(app) == "sparql"
-        await pilot.press("left", "enter")
-        await settle(pilot)
-        assert active(app) == "entity"
-        assert app.query_one(EntityPane).current == str(expected.rows[0][0])
-
-
-async def test_ctrl_f_searches_the_query_history(engine: Engine) -> None:
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("f6")
-        await run_in_editor(pilot, SELECT_LAYERS)
-        await run_in_editor(pilot, "ASK { ?l a sg:Layer }")
-        await pilot.press("ctrl+f")
-        await pilot.pause()
-        await pilot.press(*"code")
-        await pilot.pause(0.5)
-        await pilot.press("enter")
-        await pilot.pause()
-        assert app.query_one("#sparql-editor", TextArea).text == SELECT_LAYERS
-
-
-# ---------------------------------------------------------------------------------- issue 14: entity page
-
-
-def _with_hidden_labels(engine: Engine):
-    for iri in engine.entities_of("Technology"):
-        record = engine.catalog.get(iri)
-        if record is not None and record.hidden_labels - record.alt_labels:
-            return iri, record
-    pytest.skip("no technology with a hidden label")
-
-
-async def test_the_entity_page_hides_hidden_labels_copies_iris_and_back_keeps_the_place(
-    engine: Engine,
-) -> None:
-    iri, record = _with_hidden_labels(engine)
-    app = StackgraphApp(engine=engine)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.open_entity(iri)
-        await settle(pilot)
-        header = str(app.query_one("#entity-header", Static).content)
-        for hidden in record.hidden_labels - record.alt_labels:
-            assert hidden not in header.split("also:")[-1].split("\n")[0].split(", ")
-        pane = app.query_one(EntityPane)
-        links = app.query_one("#entity-links", OptionList)
-        openable = [i for i, target in enumerate(pane._targets) if target]
-        assert len(openable) >= 2
-        links.highlighted = openable[1]
-        target = pane._targets[openable[1]]
-        await pilot.press("y")
-        assert app.clipboard == target
-        await pilot.press("enter")
-        await settle(pilot)
-        assert pane.current == target
-        await pilot.press("b")
-        await settle(pilot)
-        assert pane.current == iri
-        assert links.highlighted == openable[1]  # the place on the page is kept
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

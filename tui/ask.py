@@ -2,7 +2,8 @@
 
 Questions are answered one at a time, in order, in a thread worker (the UI never waits on the
 engine). Questions typed before the graph has loaded wait in the same queue and are answered as
-soon as it is ready.
+soon as it is ready. The log is anchored to its end, so the newest answer is the one on screen
+after every answer and every resize; a follow-up is marked with what it was about.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ the same in every terminal app and would bury the ones that are stackgraph's.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -21,7 +23,8 @@ def group_content(app, group: keys.KeyGroup) -> Content:
     """One group as aligned "key  description" lines under its title."""
     rows: list[tuple[str, str]] = []
     for binding in group.bindings:
-        key, text = app.get_key_display(binding), keys.HELP.get(binding.id or "", binding.description)
+        key = " / ".join(app.get_key_display(replace(binding, key=k.strip())) for k in binding.key.split(","))
+        text = keys.HELP.get(binding.id or "", binding.description)
         if rows and rows[-1][1] == text and len(key) == 1:  # 1, 2, … 9 doing the same: one row
             first = rows[-1][0].split("-")[0]
             rows[-1] = (f"{first}-{key}", text)
@@ -78,7 +81,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(
                 Content.assemble(
                     ("stackgraph keys", "bold"),
-                    ("  ·  escape closes · ctrl+p searches every action · shift+tab/tab move focus", "dim"),
+                    ("  ·  escape closes · ctrl+p searches every action · tab moves focus", "dim"),
                 ),
                 id="help-title",
             )

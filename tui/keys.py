@@ -170,7 +170,7 @@ HELP: dict[str, str] = {
     "stackgraph.sparql.time-limit": "Set the query's time limit",
     "stackgraph.sparql.select-all": "Select the whole query (in the editor)",
     "stackgraph.sparql.select-line": "Select the line (in the editor)",
-    "stackgraph.sparql.complete": "Take the suggested keyword, prefix or term (right does too)",
+    "stackgraph.sparql.complete": "Take the suggested keyword, prefix or term (right does too); without one, next field",
     "stackgraph.sparql.copy-cell": "Copy the highlighted cell (full IRI or value); enter on an IRI opens it",
     "stackgraph.sparql.copy-row": "Copy the highlighted row, tab-separated",
     "stackgraph.sparql.history-previous": "Load the previous query from history",

@@ -105,8 +105,14 @@ class ResultsTable(DataTable):
     def _selected(self, event: DataTable.CellSelected) -> None:
         event.stop()
         at = self._at_cursor()
-        if at is not None and self.iris[at[0]][at[1]]:
-            self.post_message(OpenEntity(self.values[at[0]][at[1]]))
+        if at is None or not self.iris[at[0]][at[1]]:
+            return
+        iri = self.values[at[0]][at[1]]
+        engine = getattr(self.app, "engine", None)
+        if engine is not None and iri not in engine.catalog:  # a predicate or class: no page of its own
+            self.notify("Not an entity of the graph (no page to open); y copies it.", severity="warning")
+            return
+        self.post_message(OpenEntity(iri))
 
 
 class SparqlPane(Vertical):
@@ -128,16 +134,14 @@ class SparqlPane(Vertical):
         self.running = False
 
     def compose(self) -> ComposeResult:
-        from stackgraph.graph.sparql import DEFAULT_TIMEOUT_S
-
         with Horizontal(id="sparql-top"):
             yield Static(
                 "[dim]ctrl+r runs · escape cancels · ctrl+f history · tab completes[/dim]",
                 id="sparql-prefixes",
             )
-            yield Select(
-                time_limits(), value=DEFAULT_TIMEOUT_S, allow_blank=False, compact=True, id="sparql-limit"
-            )
+            # Filled once the engine is in: the bounds live in graph.sparql, which imports rdflib,
+            # and the first paint must not wait for that.
+            yield Select([], prompt="time limit", compact=True, id="sparql-limit")
         yield SparqlEditor(DEFAULT_QUERY, id="sparql-editor", show_line_numbers=True, soft_wrap=False)
         yield Static("", id="sparql-status")
         yield Static("", id="sparql-boolean")
@@ -147,9 +151,13 @@ class SparqlPane(Vertical):
         self.query_one("#sparql-editor", SparqlEditor).focus()
 
     def engine_ready(self, engine: Engine) -> None:
+        from stackgraph.graph.sparql import DEFAULT_TIMEOUT_S
         from stackgraph.graph.store import PREFIXES
 
         self.engine = engine
+        limit = self.query_one("#sparql-limit", Select)
+        limit.set_options(time_limits())
+        limit.value = DEFAULT_TIMEOUT_S
         names = " ".join(f"{p}:" for p in PREFIXES)
         self.query_one("#sparql-prefixes", Static).update(
             Content.styled(f"Predeclared: {names} · esc cancels", "dim")
@@ -236,11 +244,10 @@ class SparqlPane(Vertical):
         status.set_class(error, "-error")
 
     @property
-    def time_limit(self) -> float:
-        from stackgraph.graph.sparql import DEFAULT_TIMEOUT_S
-
+    def time_limit(self) -> float | None:
+        """The chosen limit in seconds; None (the guard's default) before the engine is in."""
         value = self.query_one("#sparql-limit", Select).value
-        return float(value) if isinstance(value, (int, float)) else DEFAULT_TIMEOUT_S
+        return float(value) if isinstance(value, (int, float)) else None
 
     def action_run(self) -> None:
         query = self.text
@@ -253,7 +260,8 @@ class SparqlPane(Vertical):
             self._status("The graph is still loading; run again in a moment.", error=True)
             return
         limit = self.time_limit
-        self._status(Content.styled(f"Running… (limit {limit:g} s · escape cancels)", "italic"))
+        shown = f"limit {limit:g} s · " if limit else ""
+        self._status(Content.styled(f"Running… ({shown}escape cancels)", "italic"))
         self.query_one("#sparql-table", ResultsTable).loading = True
         self._generation += 1
         self.running = True
@@ -272,7 +280,7 @@ class SparqlPane(Vertical):
         self.query_one("#sparql-table", ResultsTable).loading = False
         self._status("Cancelled: the query's result will be ignored.")
 
-    def _run(self, engine: Engine, query: str, limit: float, generation: int) -> None:
+    def _run(self, engine: Engine, query: str, limit: float | None, generation: int) -> None:
         from stackgraph.graph.sparql import QueryError, run_query
 
         try:

@@ -202,8 +202,8 @@ class SparqlEditor(TextArea):
         self.suggestion = complete(match.group(), self.terms) if match else ""
 
     def action_accept_suggestion(self) -> None:
-        """Tab: take the suggestion if there is one, else indent as usual."""
+        """Tab: take the suggestion if there is one, else move focus on (to the results) as usual."""
         if self.suggestion:
             self.insert(self.suggestion)
         else:
-            self.insert(" " * self.indent_width)
+            self.screen.focus_next()

@@ -39,7 +39,8 @@ def conclusion_markdown(state: TriageState) -> str:
     The command lines are not in here: they are rows of their own below, so each can be copied.
     """
     out = [f"**Conclusion** {state.conclusion or ''}"]
-    if state.layers:
+    conclusion = state.conclusion or ""
+    if state.layers and not all(layer.display in conclusion for layer in state.layers):
         out.append("**Owning layers** " + " · ".join(_layer_text(layer) for layer in state.layers))
     if state.reason:
         out.append(f"**Why** {state.reason}")
