@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -180,3 +183,25 @@ def test_many_patterns_in_one_group_are_a_one_line_refusal(graph) -> None:
     query = "SELECT * WHERE { " + " ".join(f"?s{i} ?p ?o{i} ." for i in range(400)) + " }"
     with pytest.raises(sparql.Refused, match="too complex"):
         run_query(graph, query)
+
+
+def test_concurrent_first_parses_in_one_process_all_succeed() -> None:
+    """With isolation off the guard parses in-process; pyparsing's first calls must not race."""
+    code = """
+import threading
+from stackgraph.graph import sparql
+errors = []
+def check(i):
+    try:
+        assert sparql.check_query(f"SELECT ?s WHERE {{ ?s a sg:Layer FILTER(?s != <urn:x:{i}>) }} LIMIT {i + 1}") == "select"
+    except Exception as error:
+        errors.append(f"{type(error).__name__}: {error}")
+threads = [threading.Thread(target=check, args=(i,)) for i in range(32)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(errors), errors[:3])
+"""
+    env = {**os.environ, "STACKGRAPH_SPARQL_ISOLATION": "thread"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0 []"
