@@ -323,6 +323,8 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph]) -> Re
     limit = _number(params, "limit", int)
     try:
         kind = await run_in_threadpool(sparql.check_query, query)
+    except sparql.Overloaded as exc:
+        raise _BadRequest(503, str(exc)) from None
     except sparql.QueryError as exc:
         raise _BadRequest(400, str(exc)) from None
     graph_result = kind in ("construct", "describe")
@@ -338,7 +340,7 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph]) -> Re
         graph = await run_in_threadpool(get_graph)
         result = await run_in_threadpool(sparql.run_query, graph, query, timeout_s=timeout, max_rows=limit)
         body = await run_in_threadpool(sparql.format_result, result, fmt)
-    except sparql.Timeout as exc:
+    except (sparql.Timeout, sparql.Overloaded) as exc:
         raise _BadRequest(503, str(exc)) from None
     except sparql.EvaluationError as exc:
         raise _BadRequest(500, str(exc)) from None

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -23,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from stackgraph.cli.main import main
-from stackgraph.graph import sparql, sparql_text
+from stackgraph.graph import sparql, sparql_text, worker_pool
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.sparql import QueryError, run_query
 from stackgraph.server.mcp_server import build_server
@@ -205,3 +206,43 @@ print(len(errors), errors[:3])
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0 []"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x00"])
+def test_characters_that_might_end_a_comment_never_reach_the_listener(separator, listener, graph) -> None:
+    """Oxigraph ends a comment only at LF; the guard's reading ends it at CR or LF. A query whose
+    SERVICE hides behind another line-ish character is either refused or runs with it commented out."""
+    query = (
+        f"SELECT * WHERE {{ ?x ?y ?z # note{separator} SERVICE <http://127.0.0.1:{listener.port}/x> "
+        "{ ?s ?p ?o } \n }"
+    )
+    with contextlib.suppress(QueryError):
+        run_query(graph, query, timeout_s=3)
+    _assert_quiet(listener)
+
+
+def test_a_full_pool_answers_busy_not_a_hang(graph, http, monkeypatch) -> None:
+    pool = worker_pool.Pool(size=1)
+    pool.prestart()
+    monkeypatch.setattr(worker_pool, "_POOL", pool)
+    monkeypatch.setattr(worker_pool, "WAIT_S", 0.3)
+    slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l } # busy"
+
+    def occupy() -> None:
+        with contextlib.suppress(QueryError):
+            run_query(graph, slow, timeout_s=3)
+
+    thread = threading.Thread(target=occupy)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while pool.pids() and time.monotonic() < deadline:  # until the one worker is taken
+            time.sleep(0.02)
+        time.sleep(0.3)  # past the check, into the slow evaluation
+        with pytest.raises(sparql.Overloaded, match="busy"):
+            run_query(graph, "ASK { ?s ?p ?o } # while busy")
+        response = http.post("/sparql", data={"query": "ASK { ?s ?p ?o } # while busy, over HTTP"})
+        assert response.status_code == 503, response.text
+    finally:
+        thread.join(10)
+        pool.close()
