@@ -246,3 +246,14 @@ def test_a_full_pool_answers_busy_not_a_hang(graph, http, monkeypatch) -> None:
     finally:
         thread.join(10)
         pool.close()
+
+
+def test_a_slow_parse_is_stopped_by_the_deadline(graph) -> None:
+    """Parsing is inside the time limit: a text under the size cap that pyparsing takes seconds on."""
+    query = "SELECT * WHERE { ?s ?p ?o FILTER(" + " || ".join(f'?o = "v{i}"' for i in range(1200)) + ") }"
+    assert len(query) < sparql_text.MAX_QUERY_CHARS
+    started = time.monotonic()
+    with pytest.raises(sparql.Refused, match="to parse"):
+        run_query(graph, query, timeout_s=0.5)
+    assert time.monotonic() - started < 3
+    assert run_query(graph, "ASK { ?s ?p ?o } # after a slow parse").boolean is True
