@@ -26,6 +26,10 @@ environment:
   STACKGRAPH_TOKEN            require 'Authorization: Bearer <token>' on every request
                               (mandatory when --host is not a loopback address)
   STACKGRAPH_ALLOWED_ORIGINS  comma-separated browser origins allowed besides localhost
+  STACKGRAPH_REQUEST_READ_TIMEOUT_S   seconds a client has to send a whole request (default 10)
+  STACKGRAPH_MAX_CONNECTIONS          open connections beyond this are closed (default 2048)
+  STACKGRAPH_MCP_SESSION_IDLE_S       idle MCP sessions are ended after this (default 600)
+  STACKGRAPH_SPARQL_WORKERS           SPARQL worker processes (default: one per core, at most 4)
 """
 
 #: fastmcp settings that would otherwise print a banner or look for updates on start.

@@ -100,6 +100,9 @@ def _read_query(args: argparse.Namespace) -> str | None:
 
 
 def run_sparql(args: argparse.Namespace) -> int:
+    from stackgraph.graph import worker_pool
+
+    worker_pool.start()  # the workers' forkserver imports rdflib while this process does the same
     from stackgraph.graph import sparql
     from stackgraph.graph.store import DataFileError
 

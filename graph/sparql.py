@@ -146,6 +146,15 @@ class Unsupported(QueryError):
     """Valid SPARQL this store cannot evaluate (an unknown extension function): the client's to fix."""
 
 
+class Overloaded(EvaluationError):
+    """Every query worker stayed busy for ``worker_pool.WAIT_S``; try again later (HTTP 503)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"the server is busy: no query worker was free within {worker_pool.WAIT_S:g} s; try again"
+        )
+
+
 # ---------------------------------------------------------------------------------------- result
 
 
@@ -334,9 +343,7 @@ def _pooled_check(text: str, prefixes: tuple[tuple[str, str], ...], timeout_s: f
     except (isolation.ChildDied, isolation.WorkFailed):
         raise Refused("the query is too complex for the parser; split it into smaller groups") from None
     except worker_pool.Busy:
-        raise EvaluationError(
-            f"the server is busy: no query worker was free within {worker_pool.WAIT_S:g} s"
-        ) from None
+        raise Overloaded() from None
     if reply[0] != "ok":
         raise _from_record(reply)
     return reply[1]
@@ -519,9 +526,7 @@ def run_query(
     except isolation.WorkFailed as failure:
         raise _store_error(failure, line_offset=1 if base else 0) from None
     except worker_pool.Busy:
-        raise EvaluationError(
-            f"the server is busy: no query worker was free within {worker_pool.WAIT_S:g} s"
-        ) from None
+        raise Overloaded() from None
     names, rows, boolean, triples, truncated = outcome
     result_graph = None
     if triples is not None:
@@ -683,6 +688,7 @@ __all__ = [
     "MAX_ROWS",
     "MAX_TIMEOUT_S",
     "EvaluationError",
+    "Overloaded",
     "ParseError",
     "QueryError",
     "QueryResult",

@@ -8,7 +8,8 @@ Usage:
 The endpoint runs in a separate process (``--serve PORT`` re-runs this script as the server), so
 the client does not compete with it for the GIL; on a 2-core machine client and server still share
 the CPU, so read the figures as a lower bound for a real deployment. Every query goes through the
-guard: parsed and vetted (cached per query text), then run in a forked child with a deadline.
+guard: parsed and vetted in a worker process (the verdict cached per query text), then run in a
+worker with a deadline (graph/worker_pool.py).
 "distinct text" rows add a comment with a counter to every query, so the parse cache never hits.
 """
 

@@ -62,6 +62,11 @@ class RateLimitedLog:
 
 
 REFUSALS = RateLimitedLog()
+#: The cap in force: ``MAX_CONNECTIONS``, lowered by ``raise_file_limit`` to stay under the
+#: descriptor limit (past it every accept() fails and asyncio logs a traceback for each).
+_cap: int = MAX_CONNECTIONS
+#: Descriptors kept free for everything but client connections (logs, pipes to workers, the store).
+_RESERVED_FDS = 128
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -117,13 +122,18 @@ def _peer(client: Any) -> str:
     return f"{client[0]}:{client[1]}" if client else "an unknown peer"
 
 
-def raise_file_limit() -> None:
-    """Let the process open as many descriptors as its hard limit allows (the cap sits below it)."""
+def raise_file_limit() -> int:
+    """Let the process open as many descriptors as its hard limit allows, and keep the connection
+    cap below that; returns the cap in force."""
+    global _cap
     with contextlib.suppress(OSError, ValueError, NameError):
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         wanted = hard if hard != resource.RLIM_INFINITY else 65536
         if soft < wanted:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        _cap = min(MAX_CONNECTIONS, max(16, soft - _RESERVED_FDS))
+    return _cap
 
 
 def uvicorn_options() -> dict[str, Any]:

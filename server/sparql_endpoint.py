@@ -417,6 +417,8 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph], graph
     limit = _number(params, "limit", int)
     try:
         kind = await run_in_threadpool(sparql.check_query, query)
+    except sparql.Overloaded as exc:
+        raise _BadRequest(503, str(exc)) from None
     except sparql.QueryError as exc:
         raise _BadRequest(400, str(exc)) from None
     graph_result = kind in ("construct", "describe")
@@ -435,7 +437,7 @@ async def _answer(request: Request, get_graph: Callable[[], rdflib.Graph], graph
             sparql.run_query, graph, query, timeout_s=timeout, max_rows=limit, base=endpoint
         )
         body = await run_in_threadpool(sparql.format_result, result, fmt)
-    except (sparql.Timeout, sparql.ResourceLimit) as exc:
+    except (sparql.Timeout, sparql.ResourceLimit, sparql.Overloaded) as exc:
         raise _BadRequest(503, str(exc)) from None
     except sparql.EvaluationError as exc:
         raise _BadRequest(500, str(exc)) from None

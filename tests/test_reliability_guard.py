@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -20,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from stackgraph.cli.main import main
-from stackgraph.graph import sparql, sparql_text
+from stackgraph.graph import sparql, sparql_text, worker_pool
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.sparql import QueryError, run_query
 from stackgraph.server.mcp_server import build_server
@@ -180,3 +184,76 @@ def test_many_patterns_in_one_group_are_a_one_line_refusal(graph) -> None:
     query = "SELECT * WHERE { " + " ".join(f"?s{i} ?p ?o{i} ." for i in range(400)) + " }"
     with pytest.raises(sparql.Refused, match="too complex"):
         run_query(graph, query)
+
+
+def test_concurrent_first_parses_in_one_process_all_succeed() -> None:
+    """With isolation off the guard parses in-process; pyparsing's first calls must not race."""
+    code = """
+import threading
+from stackgraph.graph import sparql
+errors = []
+def check(i):
+    try:
+        assert sparql.check_query(f"SELECT ?s WHERE {{ ?s a sg:Layer FILTER(?s != <urn:x:{i}>) }} LIMIT {i + 1}") == "select"
+    except Exception as error:
+        errors.append(f"{type(error).__name__}: {error}")
+threads = [threading.Thread(target=check, args=(i,)) for i in range(32)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(errors), errors[:3])
+"""
+    env = {**os.environ, "STACKGRAPH_SPARQL_ISOLATION": "thread"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0 []"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\u0085", "\x0b", "\x0c", "\x00"])
+def test_characters_that_might_end_a_comment_never_reach_the_listener(separator, listener, graph) -> None:
+    """Oxigraph ends a comment only at LF; the guard's reading ends it at CR or LF. A query whose
+    SERVICE hides behind another line-ish character is either refused or runs with it commented out."""
+    query = (
+        f"SELECT * WHERE {{ ?x ?y ?z # note{separator} SERVICE <http://127.0.0.1:{listener.port}/x> "
+        "{ ?s ?p ?o } \n }"
+    )
+    with contextlib.suppress(QueryError):
+        run_query(graph, query, timeout_s=3)
+    _assert_quiet(listener)
+
+
+def test_a_full_pool_answers_busy_not_a_hang(graph, http, monkeypatch) -> None:
+    pool = worker_pool.Pool(size=1)
+    pool.prestart()
+    monkeypatch.setattr(worker_pool, "_POOL", pool)
+    monkeypatch.setattr(worker_pool, "WAIT_S", 0.3)
+    slow = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l } # busy"
+
+    def occupy() -> None:
+        with contextlib.suppress(QueryError):
+            run_query(graph, slow, timeout_s=3)
+
+    thread = threading.Thread(target=occupy)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while pool.pids() and time.monotonic() < deadline:  # until the one worker is taken
+            time.sleep(0.02)
+        time.sleep(0.3)  # past the check, into the slow evaluation
+        with pytest.raises(sparql.Overloaded, match="busy"):
+            run_query(graph, "ASK { ?s ?p ?o } # while busy")
+        response = http.post("/sparql", data={"query": "ASK { ?s ?p ?o } # while busy, over HTTP"})
+        assert response.status_code == 503, response.text
+    finally:
+        thread.join(10)
+        pool.close()
+
+
+def test_a_slow_parse_is_stopped_by_the_deadline(graph) -> None:
+    """Parsing is inside the time limit: a text under the size cap that pyparsing takes seconds on."""
+    query = "SELECT * WHERE { ?s ?p ?o FILTER(" + " || ".join(f'?o = "v{i}"' for i in range(1200)) + ") }"
+    assert len(query) < sparql_text.MAX_QUERY_CHARS
+    started = time.monotonic()
+    with pytest.raises(sparql.Refused, match="to parse"):
+        run_query(graph, query, timeout_s=0.5)
+    assert time.monotonic() - started < 3
+    assert run_query(graph, "ASK { ?s ?p ?o } # after a slow parse").boolean is True

@@ -310,3 +310,27 @@ def test_mixed_ask_and_sparql_load_does_not_wedge(tmp_path: Path) -> None:
     finally:
         stop(served)
     assert served.process.returncode is not None  # SIGTERM was honoured
+
+
+def test_the_refusal_log_is_rate_limited(caplog) -> None:
+    from stackgraph.server.limits import RateLimitedLog
+
+    log = RateLimitedLog(interval=0.3)
+    with caplog.at_level("WARNING", logger="stackgraph.server.limits"):
+        logged = [log.warning("slow", f"closed connection {i}") for i in range(500)]
+        time.sleep(0.35)
+        log.warning("slow", "closed connection 500")
+    assert logged.count(True) == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        "closed connection 0",
+        "closed connection 500 (and 499 more in the last 0.3 s)",
+    ]
+
+
+def test_the_connection_cap_stays_under_the_descriptor_limit() -> None:
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300)); "
+        "from stackgraph.server import limits; print(limits.raise_file_limit())"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "172", done.stderr
