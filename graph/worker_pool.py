@@ -29,9 +29,10 @@ import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -146,13 +147,39 @@ def _worker_main(conn: Connection) -> None:
 # ------------------------------------------------------------------------------------ the parent
 
 
+@contextlib.contextmanager
+def _stdio_with_descriptors() -> Iterator[None]:
+    """Real standard streams while the forkserver and resource tracker start.
+
+    Both hand ``sys.stderr.fileno()`` to the process they start; an app that captures printing
+    (Textual's ``fileno()`` is -1) would make that start fail with "bad value(s) in fds_to_keep".
+    """
+    swapped = {}
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            usable = stream is not None and stream.fileno() >= 0
+        except (AttributeError, OSError, ValueError):
+            usable = False
+        original = getattr(sys, f"__{name}__")
+        if not usable and original is not None:
+            swapped[name] = stream
+            setattr(sys, name, original)
+    try:
+        yield
+    finally:
+        for name, stream in swapped.items():
+            setattr(sys, name, stream)
+
+
 class _Worker:
     def __init__(self, context: Any) -> None:
         self.conn, child_conn = context.Pipe()
         self.process = context.Process(
             target=_worker_main, args=(child_conn,), daemon=True, name="stackgraph-query"
         )
-        self.process.start()
+        with _stdio_with_descriptors():
+            self.process.start()
         child_conn.close()
 
     def kill(self) -> None:
@@ -278,7 +305,8 @@ def start() -> None:
     pool._ctx()
     from multiprocessing import forkserver
 
-    forkserver.ensure_running()
+    with _stdio_with_descriptors():
+        forkserver.ensure_running()
     threading.Thread(target=pool.prestart, daemon=True, name="query-worker-start").start()
 
 
