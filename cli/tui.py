@@ -44,7 +44,10 @@ def run(args: argparse.Namespace) -> int:
     for path in getattr(args, "data", []) or []:
         if not Path(path).is_file():  # cheap to check before the app takes over the terminal
             return error(f"{path}: no such file")
+    from stackgraph.graph import worker_pool
     from stackgraph.tui.app import StackgraphApp
+
+    worker_pool.start()  # while the streams are still the terminal's: the forkserver inherits stderr
 
     app = StackgraphApp(data=args.data or (), store_url=args.store, semantic=not args.no_semantic)
     app.run()

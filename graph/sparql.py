@@ -37,6 +37,7 @@ import csv
 import io
 import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -234,6 +235,13 @@ def _refuse_update(query: str) -> None:
 #: once can both get it wrong for good ("postParse2() missing 1 required positional argument").
 #: Every rdflib parse in this process holds this lock.
 _PARSE_LOCK = threading.Lock()
+
+#: rdflib's grammar recurses once per triple pattern of a group: at Python's default limit (1,000)
+#: a group of about 90 patterns is "too complex". 8,000 lets about 500 through, still well inside the
+#: 8 MB C stack (3.11 runs Python-to-Python calls without C recursion); deeper texts are refused.
+PARSER_RECURSION_LIMIT = 8000
+if sys.getrecursionlimit() < PARSER_RECURSION_LIMIT:
+    sys.setrecursionlimit(PARSER_RECURSION_LIMIT)
 
 
 @lru_cache(maxsize=512)

@@ -153,14 +153,16 @@ def _stdio_with_descriptors() -> Iterator[None]:
 
     Both hand ``sys.stderr.fileno()`` to the process they start; an app that captures printing
     (Textual's ``fileno()`` is -1) would make that start fail with "bad value(s) in fds_to_keep".
+    Only such a stream is swapped, and only for the moment of the start; the terminal app starts the
+    pool before it takes over the terminal, so there this is a fallback.
     """
     swapped = {}
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         try:
-            usable = stream is not None and stream.fileno() >= 0
+            usable = stream is None or stream.fileno() >= 0
         except (AttributeError, OSError, ValueError):
-            usable = False
+            usable = True  # multiprocessing skips a stream with no descriptor at all
         original = getattr(sys, f"__{name}__")
         if not usable and original is not None:
             swapped[name] = stream
