@@ -9,6 +9,7 @@ since its wording cues were matched on purpose.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.lexical import terms
@@ -21,14 +22,16 @@ if TYPE_CHECKING:
 MARGIN = 0.1
 
 
-def coverage(engine: Engine, question: str, text: str, known_only: bool = True) -> float:
+def coverage(engine: Engine, question: str | Sequence[str], text: str, known_only: bool = True) -> float:
     """Share (by rarity weight) of the question's content words that ``text`` contains.
+
+    ``question`` is the text or, better, its terms already parsed (``Question.terms``).
 
     ``known_only`` leaves out words the graph never uses ("tricky", "wondering"): no answer can
     cover them, so they only blur a comparison. Counted (as rare words), they show how much of the
     question lies outside the graph ("train my dog to sit").
     """
-    wanted = set(terms(question))
+    wanted = set(terms(question) if isinstance(question, str) else question)
     if known_only:
         wanted = {t for t in wanted if t in engine.lexical.idf}
     if not wanted:
@@ -46,7 +49,7 @@ def evidence_text(answer: Answer) -> str:
     return " ".join(said) if said else answer.answer
 
 
-def better(engine: Engine, question: str, first: Answer, challenger: Answer | None) -> Answer:
+def better(engine: Engine, question: str | Sequence[str], first: Answer, challenger: Answer | None) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins)."""
     if challenger is None or not challenger.answered:
         return first

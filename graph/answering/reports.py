@@ -53,7 +53,9 @@ PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior."""
     named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
-    return ctx.engine.passages.rank(ctx.question, named, k=k, use_semantic=use_semantic)
+    return ctx.engine.passages.rank(
+        ctx.question, named, k=k, use_semantic=use_semantic, query_terms=ctx.parsed.terms
+    )
 
 
 def from_passages(
@@ -72,10 +74,10 @@ def from_passages(
         if use_semantic and ctx.engine.semantic and hits[0].semantic > 0:
             if hits[0].semantic < ALONE_SEMANTIC:
                 return None
-        elif ctx.engine.passages.coverage(terms(ctx.question), hits[0].passage) < ALONE_COVERAGE:
+        elif ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE:
             return None
     chosen = [hits[0]]
-    question_terms = set(terms(ctx.question))
+    question_terms = set(ctx.parsed.terms)
     covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
     for hit in hits[1:]:
         if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= MAX_PASSAGES:
@@ -201,7 +203,7 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     clearly better than the rest. Word overlap only: no model encode for this.
     """
     said = answer.answer.lower()
-    missing = set(terms(ctx.question)) - set(terms(answer.answer))
+    missing = set(ctx.parsed.terms) - set(terms(answer.answer))
     weight = ctx.engine.lexical.weight
     added: list[Passage] = []
     for hit in rank(ctx, k=4, use_semantic=False):
