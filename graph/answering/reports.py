@@ -204,6 +204,8 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     """
     said = answer.answer.lower()
     missing = set(ctx.parsed.terms) - set(terms(answer.answer))
+    if not missing:
+        return answer  # every word of the question is answered: nothing to add
     weight = ctx.engine.lexical.weight
     added: list[Passage] = []
     for hit in rank(ctx, k=4, use_semantic=False):
@@ -211,7 +213,7 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
         if len(added) >= SUPPLEMENT_MAX or hit.score < MIN_SCORE or passage.text[:60].lower() in said:
             continue
         adds = missing & set(terms(_words(ctx, passage)))
-        share = sum(weight(t) for t in adds) / max(1e-9, sum(weight(t) for t in missing)) if missing else 0.0
+        share = sum(weight(t) for t in adds) / sum(weight(t) for t in missing)
         if share >= SUPPLEMENT_SHARE or hit.score >= SUPPLEMENT_SCORE:
             added.append(passage)
             missing -= adds
