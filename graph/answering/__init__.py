@@ -268,6 +268,8 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     if ctx.from_conversation or (first.answered and first.intent in STRUCTURAL):
         return None
     if first.answered:
+        if set(ctx.parsed.terms) <= set(terms(first.answer)):
+            return None  # it says every word of the question: nothing could cover more
         ctx.evidence = Evidence(ctx.engine)
         cheap = reports.from_passages(ctx, use_semantic=False)
         if cheap is None or compete.better(ctx.engine, ctx.parsed.terms, first, cheap) is first:
