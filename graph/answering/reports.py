@@ -27,6 +27,8 @@ from stackgraph.graph.store import SG
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 #: Fused score below which the best passage is not taken as the answer.
 MIN_SCORE = 0.35
+#: Fused score below which a passage answer is worded as the closest match rather than asserted.
+ASSERT_SCORE = 0.55
 #: Cosine the best passage needs to answer a question no other answerer could.
 ALONE_SEMANTIC = 0.37
 #: Without the model: share of the question's words the best passage needs to answer alone.
@@ -105,8 +107,13 @@ def from_passages(
         if where:
             parts.append(where)
     confidence = 0.35 + 0.6 * min(1.0, hits[0].score)
+    text = " ".join(parts)
+    if hits[0].score < ASSERT_SCORE:
+        # A weak match is offered as what the graph knows nearest, not asserted as the answer.
+        text = f"The closest the graph knows: {text}"
+        confidence = min(confidence, 0.5)
     intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
-    return ctx.answer(" ".join(parts), intent, confidence)
+    return ctx.answer(text, intent, confidence)
 
 
 def _definition(ctx: Context, passage: Passage) -> str | None:
