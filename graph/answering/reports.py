@@ -220,7 +220,7 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
         if len(added) >= SUPPLEMENT_MAX or hit.score < MIN_SCORE or passage.text[:60].lower() in said:
             continue
         adds = missing & set(terms(_words(ctx, passage)))
-        share = sum(weight(t) for t in adds) / sum(weight(t) for t in missing)
+        share = sum(weight(t) for t in adds) / sum(weight(t) for t in missing) if missing else 0.0
         if share >= SUPPLEMENT_SHARE or hit.score >= SUPPLEMENT_SCORE:
             added.append(passage)
             missing -= adds
