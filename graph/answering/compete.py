@@ -55,6 +55,41 @@ def better(engine: Engine, question: str | Sequence[str], first: Answer, challen
         return first
     if not first.answered:
         return challenger
+    mine_about, theirs_about = subject(first), subject(challenger)
+    if mine_about and theirs_about and mine_about != theirs_about:
+        if any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code):
+            return first  # the intent's answer is about a part of what the passage is about
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
     return challenger if theirs > mine + MARGIN else first
+
+
+#: Edges from a broader entity to the narrower ones it contains: a symptom to its triage step, a
+#: step to its branches and further steps, a concept to its narrower concepts.
+_CONTAINS = (
+    "https://w3id.org/stackgraph/ns#triage",
+    "https://w3id.org/stackgraph/ns#branch",
+    "https://w3id.org/stackgraph/ns#nextStep",
+    "http://www.w3.org/2004/02/skos/core#narrower",
+)
+
+
+def narrower(engine: Engine, narrow: str, broad: str, depth: int = 3) -> bool:
+    """Whether ``narrow`` lies inside ``broad`` (a branch of its triage, a narrower concept): the
+    answer about it is the more specific one, and a passage about ``broad`` must not replace it
+    for matching a few more of the question's words."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    frontier = [broad]
+    for _ in range(depth):
+        found = [t for iri in frontier for p in _CONTAINS for t in fetch(engine, iri).iris(p)]
+        if narrow in found:
+            return True
+        frontier = found
+    broader = fetch(engine, narrow).iris("http://www.w3.org/2004/02/skos/core#broader")
+    return broad in broader
+
+
+def subject(answer: Answer) -> str | None:
+    """The entity an answer is mainly about: its first entity that is not a layer."""
+    return next((e.iri for e in answer.entities if not e.code), None)
