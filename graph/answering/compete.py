@@ -41,14 +41,6 @@ def coverage(engine: Engine, question: str | Sequence[str], text: str, known_onl
     return sum(weight(t) for t in wanted & have) / sum(weight(t) for t in wanted)
 
 
-def evidence_text(answer: Answer) -> str:
-    """What an answer rests on, in words: its facts' subjects and objects (the answer's text when
-    it records none). Scoring this rather than the composed text keeps framing ("fits in L5 of the
-    nine-layer model") from counting as covering the question."""
-    said = [f"{f.subject_label} {f.object_label}" for f in answer.facts]
-    return " ".join(said) if said else answer.answer
-
-
 def better(engine: Engine, question: str | Sequence[str], first: Answer, challenger: Answer | None) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins)."""
     if challenger is None or not challenger.answered:
@@ -56,9 +48,13 @@ def better(engine: Engine, question: str | Sequence[str], first: Answer, challen
     if not first.answered:
         return challenger
     mine_about, theirs_about = subject(first), subject(challenger)
-    if mine_about and theirs_about and mine_about != theirs_about:
-        if any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code):
-            return first  # the intent's answer is about a part of what the passage is about
+    if (
+        mine_about
+        and theirs_about
+        and mine_about != theirs_about
+        and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
+    ):
+        return first  # the intent's answer is about a part of what the passage is about
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
     return challenger if theirs > mine + MARGIN else first
