@@ -270,6 +270,8 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     if first.answered:
         if set(ctx.parsed.terms) <= set(terms(first.answer)):
             return None  # it says every word of the question: nothing could cover more
+        if compete.coverage(ctx.engine, ctx.parsed.terms, first.answer) >= 1 - compete.MARGIN:
+            return None  # no passage could beat it by the margin: skip building and ranking them
         ctx.evidence = Evidence(ctx.engine)
         cheap = reports.from_passages(ctx, use_semantic=False)
         if cheap is None or compete.better(ctx.engine, ctx.parsed.terms, first, cheap) is first:

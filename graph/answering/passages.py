@@ -217,7 +217,7 @@ class PassageIndex:
             return None
         try:
             index = self.semantic_index()
-            vector = self.engine.linker.semantic_index().embedder.encode_one(question)
+            vector = self.engine.linker.semantic_index().vector(question)
         except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
             return None
         return (index.vectors @ vector.reshape(-1)).tolist()
