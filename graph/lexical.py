@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.linking import FRAME_WORDS, STOPWORDS
@@ -39,6 +40,7 @@ TEXT_PROPERTIES = (
 )
 
 
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A deliberately small stemmer: enough to meet "branches"/"branch", "running"/"run"."""
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
@@ -52,11 +54,17 @@ def stem(word: str) -> str:
 
 def terms(text: str) -> list[str]:
     """Content-word stems of a text, without the words that only frame a question."""
-    return [
+    return list(_terms(text))
+
+
+@lru_cache(maxsize=8192)
+def _terms(text: str) -> tuple[str, ...]:
+    # Cached: the lexical index, the passage index and the answerers stem the same sentences.
+    return tuple(
         stem(w)
         for w in _SPLIT.findall(normalize(text).replace("-", " "))
         if w not in STOPWORDS and w not in FRAME_WORDS and len(w) > 1
-    ]
+    )
 
 
 @dataclass

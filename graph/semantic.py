@@ -28,6 +28,7 @@ class SemanticIndex:
     def __init__(self, index: EmbeddingIndex, embedder: Embedder) -> None:
         self.index = index
         self.embedder = embedder
+        self._last: tuple[str, object] | None = None
 
     @classmethod
     def for_engine(cls, engine: Engine) -> SemanticIndex:
@@ -45,6 +46,16 @@ class SemanticIndex:
         index = EmbeddingIndex.load_or_build(pairs, digest + TEXTS_VERSION, embedder)
         return cls(index, embedder)
 
-    def search(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:
+    def vector(self, text: str):
+        """The text's embedding. The last one is kept: within one question, linking and the
+        passage ranker both need it, and an encode is the costliest step of answering."""
+        last = self._last
+        if last is not None and last[0] == text:
+            return last[1]
         vector = self.embedder.encode_one(text)
+        self._last = (text, vector)
+        return vector
+
+    def search(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:
+        vector = self.vector(text)
         return [(iri, score, "") for iri, score in self.index.search(vector, k=k)]

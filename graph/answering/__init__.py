@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
-from stackgraph.graph.catalog import normalize
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.linking import STOPWORDS
@@ -131,11 +131,12 @@ def declined(engine: Engine, question: str, error: str | None = None, intent: st
     )
 
 
-def link(engine: Engine, question: str, intent: str | None) -> list[Candidate]:
+def link(engine: Engine, parsed: Question) -> list[Candidate]:
     """The entities the question is about, best first (named ones in the order they appear)."""
     linker = engine.linker
-    mentions = linker.mentions(question, prefer="Workload" if intent == intents.STRESS else None)
-    question_terms = terms(question)
+    question, intent = parsed.text, parsed.intent.intent
+    mentions = parsed.mentions
+    question_terms = parsed.terms
     covered = sum(len(terms(m.surface)) for m in mentions)
     candidates: list[Candidate] = []
     models: list[Candidate] = []
@@ -200,7 +201,8 @@ def answer_question(
     except InvalidQuestion as error:
         shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
         return declined(engine, shown, error=str(error))
-    guess = intents.IntentGuess(intent, 1.0) if intent in COMPOSERS else intents.detect(text)
+    parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None)
+    guess = parsed.intent
     if _ASKS_FOR_PERSON.match(text) and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while
         # "who owns CrashLoopBackOff?" asks for a layer.
@@ -212,12 +214,13 @@ def answer_question(
         and intents.is_elliptical(text)
     ):
         guess = intents.IntentGuess(conversation.turns[-1].intent, 0.8)  # "and batch inference?"
-    candidates = link(engine, text, guess.intent)
+        parsed = parsed.with_intent(guess)
+    candidates = link(engine, parsed)
     from_conversation = False
     if conversation is not None and conversation.turns:
-        candidates, from_conversation = _follow_up(engine, text, guess.intent, candidates, conversation)
+        candidates, from_conversation = _follow_up(engine, parsed, candidates, conversation)
     if not candidates:
-        ctx = Context(engine, text, guess.intent, guess.strength, [], engine.linker.model_hint(text))
+        ctx = Context(engine, text, guess.intent, guess.strength, [], parsed.model_hint, parsed=parsed)
         answer = _run(ctx, guess.intent, only_textual=True)
         if answer is None:
             answer = declined(engine, text, intent=guess.intent)
@@ -228,12 +231,13 @@ def answer_question(
             guess.intent,
             guess.strength,
             candidates,
-            engine.linker.model_hint(text),
+            parsed.model_hint,
             from_conversation,
+            parsed=parsed,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
     proposal = _from_passages(ctx, answer)
-    chosen = compete.better(engine, text, answer, proposal)
+    chosen = compete.better(engine, parsed.terms, answer, proposal)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
@@ -264,9 +268,13 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     if ctx.from_conversation or (first.answered and first.intent in STRUCTURAL):
         return None
     if first.answered:
+        if set(ctx.parsed.terms) <= set(terms(first.answer)):
+            return None  # it says every word of the question: nothing could cover more
+        if compete.coverage(ctx.engine, ctx.parsed.terms, first.answer) >= 1 - compete.MARGIN:
+            return None  # no passage could beat it by the margin: skip building and ranking them
         ctx.evidence = Evidence(ctx.engine)
         cheap = reports.from_passages(ctx, use_semantic=False)
-        if cheap is None or compete.better(ctx.engine, ctx.question, first, cheap) is first:
+        if cheap is None or compete.better(ctx.engine, ctx.parsed.terms, first, cheap) is first:
             return None
         if not ctx.engine.semantic:
             return cheap
@@ -342,9 +350,10 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
 
 
 def _follow_up(
-    engine: Engine, text: str, intent: str | None, candidates: list[Candidate], conversation: Conversation
+    engine: Engine, parsed: Question, candidates: list[Candidate], conversation: Conversation
 ) -> tuple[list[Candidate], bool]:
     """Resolve "it", "that layer", "what else is in that layer" against earlier turns."""
+    text, intent = parsed.text, parsed.intent.intent
     named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
     # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
     # "what is a flurbo?" names something unknown: it stands alone (and is declined).
@@ -352,8 +361,8 @@ def _follow_up(
     # ("pizza") say it is about something else: it stands alone (and is declined).
     bare = (
         not named
-        and all(w in engine.common_words or w in STOPWORDS for w in normalize(text).split())
-        and all(t in engine.lexical.idf for t in terms(text))
+        and all(w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
+        and all(t in engine.lexical.idf for t in parsed.terms)
     )
     leans = Conversation.leans_on_context(text) or bare
     if not leans:
@@ -369,7 +378,7 @@ def _follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
-    if named and (not _is_pronoun_question(text) or len(terms(text)) >= STANDALONE_TERMS):
+    if named and (not _is_pronoun_question(text) or len(parsed.terms) >= STANDALONE_TERMS):
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True

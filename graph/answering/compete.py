@@ -9,6 +9,7 @@ since its wording cues were matched on purpose.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.lexical import terms
@@ -21,14 +22,16 @@ if TYPE_CHECKING:
 MARGIN = 0.1
 
 
-def coverage(engine: Engine, question: str, text: str, known_only: bool = True) -> float:
+def coverage(engine: Engine, question: str | Sequence[str], text: str, known_only: bool = True) -> float:
     """Share (by rarity weight) of the question's content words that ``text`` contains.
+
+    ``question`` is the text or, better, its terms already parsed (``Question.terms``).
 
     ``known_only`` leaves out words the graph never uses ("tricky", "wondering"): no answer can
     cover them, so they only blur a comparison. Counted (as rare words), they show how much of the
     question lies outside the graph ("train my dog to sit").
     """
-    wanted = set(terms(question))
+    wanted = set(terms(question) if isinstance(question, str) else question)
     if known_only:
         wanted = {t for t in wanted if t in engine.lexical.idf}
     if not wanted:
@@ -38,20 +41,51 @@ def coverage(engine: Engine, question: str, text: str, known_only: bool = True) 
     return sum(weight(t) for t in wanted & have) / sum(weight(t) for t in wanted)
 
 
-def evidence_text(answer: Answer) -> str:
-    """What an answer rests on, in words: its facts' subjects and objects (the answer's text when
-    it records none). Scoring this rather than the composed text keeps framing ("fits in L5 of the
-    nine-layer model") from counting as covering the question."""
-    said = [f"{f.subject_label} {f.object_label}" for f in answer.facts]
-    return " ".join(said) if said else answer.answer
-
-
-def better(engine: Engine, question: str, first: Answer, challenger: Answer | None) -> Answer:
+def better(engine: Engine, question: str | Sequence[str], first: Answer, challenger: Answer | None) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins)."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
         return challenger
+    mine_about, theirs_about = subject(first), subject(challenger)
+    if (
+        mine_about
+        and theirs_about
+        and mine_about != theirs_about
+        and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
+    ):
+        return first  # the intent's answer is about a part of what the passage is about
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
     return challenger if theirs > mine + MARGIN else first
+
+
+#: Edges from a broader entity to the narrower ones it contains: a symptom to its triage step, a
+#: step to its branches and further steps, a concept to its narrower concepts.
+_CONTAINS = (
+    "https://w3id.org/stackgraph/ns#triage",
+    "https://w3id.org/stackgraph/ns#branch",
+    "https://w3id.org/stackgraph/ns#nextStep",
+    "http://www.w3.org/2004/02/skos/core#narrower",
+)
+
+
+def narrower(engine: Engine, narrow: str, broad: str, depth: int = 3) -> bool:
+    """Whether ``narrow`` lies inside ``broad`` (a branch of its triage, a narrower concept): the
+    answer about it is the more specific one, and a passage about ``broad`` must not replace it
+    for matching a few more of the question's words."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    frontier = [broad]
+    for _ in range(depth):
+        found = [t for iri in frontier for p in _CONTAINS for t in fetch(engine, iri).iris(p)]
+        if narrow in found:
+            return True
+        frontier = found
+    broader = fetch(engine, narrow).iris("http://www.w3.org/2004/02/skos/core#broader")
+    return broad in broader
+
+
+def subject(answer: Answer) -> str | None:
+    """The entity an answer is mainly about: its first entity that is not a layer."""
+    return next((e.iri for e in answer.entities if not e.code), None)

@@ -10,6 +10,7 @@ from stackgraph.graph.model import Answer, Fact
 from stackgraph.graph.store import SG
 
 if TYPE_CHECKING:
+    from stackgraph.graph.answering.question import Question
     from stackgraph.graph.catalog import Catalog
     from stackgraph.graph.engine import Engine
 
@@ -41,10 +42,16 @@ class Context:
     model_hint: str | None
     #: Set when the entity came from an earlier turn rather than from this question.
     from_conversation: bool = False
+    #: The question parsed once (terms, mentions, layer references); parsed here when not given.
+    parsed: Question | None = None
     evidence: Evidence = field(init=False)
 
     def __post_init__(self) -> None:
         self.evidence = Evidence(self.engine)
+        if self.parsed is None:
+            from stackgraph.graph.answering.question import Question
+
+            self.parsed = Question.parse(self.engine, self.question, self.intent)
 
     @property
     def catalog(self) -> Catalog:

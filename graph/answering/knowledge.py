@@ -156,7 +156,7 @@ def _best_passage(ctx: Context) -> tuple[str, str, float] | None:
     hits = ctx.engine.lexical.search(ctx.question, k=3)
     if not hits:
         return None
-    q_terms = set(terms(ctx.question))
+    q_terms = set(ctx.parsed.terms)
     best: tuple[str, str, float] | None = None
     for iri, score in hits:
         for text in ctx.engine.lexical.sentences.get(iri, []):

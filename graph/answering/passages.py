@@ -19,7 +19,7 @@ import hashlib
 import math
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -217,7 +217,7 @@ class PassageIndex:
             return None
         try:
             index = self.semantic_index()
-            vector = self.engine.linker.semantic_index().embedder.encode_one(question)
+            vector = self.engine.linker.semantic_index().vector(question)
         except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
             return None
         return (index.vectors @ vector.reshape(-1)).tolist()
@@ -230,13 +230,15 @@ class PassageIndex:
         named: Iterable[str] = (),
         k: int = 8,
         use_semantic: bool = True,
+        query_terms: Sequence[str] | None = None,
     ) -> list[Hit]:
         """The passages that best match the whole question, best first.
 
         ``named`` are the entities the question names: their passages get a small prior, passages
         that mention them a smaller one, so a technology named in passing tips close calls only.
         """
-        query_terms = terms(question)
+        if query_terms is None:
+            query_terms = terms(question)
         raw = self.bm25(query_terms)
         top = max(raw.values(), default=0.0)
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}

@@ -386,7 +386,7 @@ def layer_for_text(ctx: Context, min_score: float = 0.2) -> Answer | None:
     if not hits or hits[0][1] < min_score:
         return None
     # Ties go to the layer whose stated responsibility names more of the question's words.
-    asked = set(terms(ctx.question))
+    asked = set(ctx.parsed.terms)
 
     def named_in_responsibility(layer: str) -> int:
         return len(asked & set(terms(" ".join(ctx.facts(layer).texts(SG.responsibility)))))

@@ -27,6 +27,8 @@ from stackgraph.graph.store import SG
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 #: Fused score below which the best passage is not taken as the answer.
 MIN_SCORE = 0.35
+#: Fused score below which a passage answer is worded as the closest match rather than asserted.
+ASSERT_SCORE = 0.55
 #: Cosine the best passage needs to answer a question no other answerer could.
 ALONE_SEMANTIC = 0.37
 #: Without the model: share of the question's words the best passage needs to answer alone.
@@ -53,7 +55,9 @@ PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior."""
     named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
-    return ctx.engine.passages.rank(ctx.question, named, k=k, use_semantic=use_semantic)
+    return ctx.engine.passages.rank(
+        ctx.question, named, k=k, use_semantic=use_semantic, query_terms=ctx.parsed.terms
+    )
 
 
 def from_passages(
@@ -72,10 +76,10 @@ def from_passages(
         if use_semantic and ctx.engine.semantic and hits[0].semantic > 0:
             if hits[0].semantic < ALONE_SEMANTIC:
                 return None
-        elif ctx.engine.passages.coverage(terms(ctx.question), hits[0].passage) < ALONE_COVERAGE:
+        elif ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE:
             return None
     chosen = [hits[0]]
-    question_terms = set(terms(ctx.question))
+    question_terms = set(ctx.parsed.terms)
     covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
     for hit in hits[1:]:
         if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= MAX_PASSAGES:
@@ -103,8 +107,13 @@ def from_passages(
         if where:
             parts.append(where)
     confidence = 0.35 + 0.6 * min(1.0, hits[0].score)
+    text = " ".join(parts)
+    if hits[0].score < ASSERT_SCORE:
+        # A weak match is offered as what the graph knows nearest, not asserted as the answer.
+        text = f"The closest the graph knows: {text}"
+        confidence = min(confidence, 0.5)
     intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
-    return ctx.answer(" ".join(parts), intent, confidence)
+    return ctx.answer(text, intent, confidence)
 
 
 def _definition(ctx: Context, passage: Passage) -> str | None:
@@ -201,7 +210,9 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     clearly better than the rest. Word overlap only: no model encode for this.
     """
     said = answer.answer.lower()
-    missing = set(terms(ctx.question)) - set(terms(answer.answer))
+    missing = set(ctx.parsed.terms) - set(terms(answer.answer))
+    if not missing:
+        return answer  # every word of the question is answered: nothing to add
     weight = ctx.engine.lexical.weight
     added: list[Passage] = []
     for hit in rank(ctx, k=4, use_semantic=False):
@@ -209,7 +220,7 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
         if len(added) >= SUPPLEMENT_MAX or hit.score < MIN_SCORE or passage.text[:60].lower() in said:
             continue
         adds = missing & set(terms(_words(ctx, passage)))
-        share = sum(weight(t) for t in adds) / max(1e-9, sum(weight(t) for t in missing)) if missing else 0.0
+        share = sum(weight(t) for t in adds) / sum(weight(t) for t in missing) if missing else 0.0
         if share >= SUPPLEMENT_SHARE or hit.score >= SUPPLEMENT_SCORE:
             added.append(passage)
             missing -= adds

@@ -39,7 +39,7 @@ def descend(ctx: Context, iri: str) -> str:
     as deep as they go: "will not start ... stuck in Pending" ends at the Pending branch."""
     current = iri
     seen = {iri}
-    question_terms = set(terms(ctx.question))
+    question_terms = set(ctx.parsed.terms)
     question_words = set(ctx.question.lower().replace("'", "").split())
     for _ in range(6):
         facts = ctx.facts(current)
