@@ -1,5 +1,5 @@
 """A Markdown page for a subgraph: a Mermaid diagram, then the entities and the facts as tables,
-each row citing its sources by number, then the numbered sources (document file and section).
+each row citing its sources by number, then the numbered sources (document title and section).
 
 Facts are read like the diagrams: a qualified relation is one row ("fits in (scale-up
 interconnect)") citing the qualified node's own source; the shortcut it qualifies is not repeated,
