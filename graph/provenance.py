@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -130,8 +131,20 @@ class ProvenanceIndex:
         return tuple(sorted(refs, key=lambda r: (r.document, positions.get(r.iri, 10**6), r.iri)))
 
 
+_BY_CATALOG: weakref.WeakKeyDictionary[Catalog, ProvenanceIndex] = weakref.WeakKeyDictionary()
+
+
+def provenance_for(catalog: Catalog) -> ProvenanceIndex:
+    """The ProvenanceIndex of a catalog's graph, for surfaces that hold a catalog, not an engine
+    (the exporters)."""
+    found = _BY_CATALOG.get(catalog)
+    if found is None:
+        found = _BY_CATALOG[catalog] = ProvenanceIndex(catalog.graph, catalog)
+    return found
+
+
 def _rank(basis: str) -> int:
     return _BASIS_ORDER.index(basis) if basis in _BASIS_ORDER else len(_BASIS_ORDER)
 
 
-__all__ = ["DEFAULT_BASIS", "STATEMENT_QUERY", "Provenance", "ProvenanceIndex"]
+__all__ = ["DEFAULT_BASIS", "STATEMENT_QUERY", "Provenance", "ProvenanceIndex", "provenance_for"]
