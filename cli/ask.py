@@ -53,7 +53,8 @@ def _render_text(answer: Answer, explain: bool) -> str:
     if explain:
         lines.append(f"Intent: {answer.intent}  confidence {answer.confidence:.2f}")
         for fact in answer.facts:
-            lines.append(f"  {fact.text}")
+            cited = f"; {fact.source.display}" if fact.source else ""
+            lines.append(f"  {fact.text} ({fact.basis}{cited})")
         for query in answer.sparql:
             lines.append(
                 "SPARQL:\n"

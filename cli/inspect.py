@@ -158,7 +158,8 @@ def render_stats(stats: GraphStats, seconds: float, loaded: LoadedGraph) -> str:
         f"triples          {stats.triples:,}",
         f"entities         {stats.entities:,}",
         f"sources          {stats.sources:,} documents, {stats.sections:,} sections",
-        f"qualified facts  {stats.placements:,} placements, {stats.stresses:,} stresses",
+        f"qualified facts  {stats.placements:,} placements, {stats.stresses:,} stresses, "
+        f"{stats.statements:,} statements",
         f"basis            {basis}",
         f"loaded in        {seconds:.2f} s ({_what(loaded)})",
         "",

@@ -65,6 +65,14 @@ def describe(engine: Engine, iri: str) -> EntityDescription:
         key=lambda p: (p.layer.model or "", engine.positions.get(p.layer.iri, 99), p.role or ""),
     )
     prov = engine.provenance
+    # One read for the page: its own statements and those of everything pointing at it.
+    prov.load(
+        [
+            iri,
+            *(s for subjects in facts.inc.values() for s in subjects),
+            *(s for pairs in facts.inc_qualified.values() for s, _ in pairs),
+        ]
+    )
 
     def edge(
         subject: str,

@@ -30,12 +30,14 @@ SELECT
   (COUNT(DISTINCT ?section) AS ?sections)
   (COUNT(DISTINCT ?placement) AS ?placements)
   (COUNT(DISTINCT ?stress) AS ?stresses)
+  (COUNT(DISTINCT ?statement) AS ?statements)
 WHERE {
   { ?entity a/rdfs:subClassOf* sg:Entity }
   UNION { ?source a sg:Source }
   UNION { ?section a sg:SourceSection }
   UNION { ?placement a sg:Placement }
   UNION { ?stress a sg:Stress }
+  UNION { ?statement a rdf:Statement }
 }
 """
 
@@ -45,8 +47,8 @@ _BASIS = """
 SELECT ?basis (COUNT(*) AS ?n) WHERE { ?fact sg:basis ?basis } GROUP BY ?basis
 """
 
-#: The three values of sg:basis, always reported (with 0 when absent) in this order.
-BASES = ("stated", "inferred", "reconstructed")
+#: The values of sg:basis, always reported (with 0 when absent) in this order.
+BASES = ("stated", "inferred", "reconstructed", "authored")
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,11 @@ class GraphStats:
     sections: int
     placements: int
     stresses: int
-    #: sg:basis of the qualified facts: stated / inferred / reconstructed (and any other value seen).
+    #: sg:basis of the qualified facts and statements: stated / inferred / reconstructed / authored
+    #: (and any other value seen).
     basis: dict[str, int]
+    #: rdf:Statement nodes: the triples that carry their own source and basis.
+    statements: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"classes": [asdict(c) for c in self.classes]}
@@ -106,4 +111,5 @@ def graph_stats(graph: rdflib.Graph) -> GraphStats:
         placements=_int(counts[3]),
         stresses=_int(counts[4]),
         basis=basis,
+        statements=_int(counts[5]),
     )

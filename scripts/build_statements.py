@@ -186,6 +186,7 @@ def build() -> str:
     if not seeds:
         raise SystemExit(f"no seed texts in {SEEDS}: they decide which texts are quoted (stated)")
     doc_of = {sec: str(doc).rsplit("/", 1)[-1] for sec, doc in full.subject_objects(DCTERMS.isPartOf)}
+    spans = section_spans(full, doc_of, seeds)
     mapping = load_mapping()
     used_mapping: set[tuple[str, str, str]] = set()
     blocks: dict[str, str] = {}
@@ -200,6 +201,8 @@ def build() -> str:
                 iri = statement_iri(s, p, o)
                 key = (qname(s), qname(p), qname(o) if isinstance(o, URIRef) else str(o))
                 sources, basis = choose(full, doc_of, seeds, name, docs, s, p, o)
+                if p not in (SG.fitsIn, SG.stresses) and p not in CROSSWALK:  # those cite by design
+                    sources = narrow(full, spans, sources, s, o)
                 if key in mapping:
                     srcs, b = mapping[key]
                     sources, basis = {KG[x.split(":", 1)[1]] for x in srcs}, SG[b]
@@ -250,6 +253,50 @@ def choose(full, doc_of, seeds, name, docs, s, p, o):
     if p in CROSSWALK or (isinstance(o, URIRef) and names_other_model(full, doc_of, candidates, o)):
         basis = SG.inferred
     return candidates, basis
+
+
+def section_spans(full, doc_of, seeds) -> dict:
+    """Each section's text in its seed (folded), where its label can be found as a heading: from
+    the heading to the next located heading of the same seed."""
+    located: dict[str, list[tuple[int, URIRef]]] = defaultdict(list)
+    for section, doc in doc_of.items():
+        label = full.value(section, rdflib.RDFS.label)
+        seed = seeds.get(doc)
+        if label is None or seed is None:
+            continue
+        at = seed.find(fold(str(label)))
+        if at >= 0:
+            located[doc].append((at, section))
+    spans = {}
+    for doc, heads in located.items():
+        heads.sort()
+        for i, (at, section) in enumerate(heads):
+            end = heads[i + 1][0] if i + 1 < len(heads) else len(seeds[doc])
+            spans[section] = seeds[doc][at:end]
+    return spans
+
+
+def _names(full, node) -> list[str]:
+    names = [fold(str(x)) for p in (rdflib.RDFS.label, SKOS.altLabel) for x in full.objects(node, p)]
+    return [n for n in names if len(n) > 2]
+
+
+def narrow(full, spans, sources, s, o) -> set:
+    """Of several candidate sections, the ones whose text holds the statement: the literal itself,
+    or a name of the subject and of the object. Unchanged when none (or all) do."""
+    if len(sources) < 2 or full.value(o, SG.inModel) is not None:
+        return sources  # a layer's names ("AI engineering", "L6") turn up in sections not about it
+    if isinstance(o, Literal):
+        needles = [[fold(str(o)).rstrip(".")]]
+    else:
+        needles = [_names(full, s), _names(full, o)]
+        needles = [n for n in needles if n]
+    if not needles:
+        return sources
+    holding = {
+        x for x in sources if x in spans and all(any(n in spans[x] for n in group) for group in needles)
+    }
+    return holding or sources
 
 
 def names_other_model(full, doc_of, sections, obj) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import rdflib
-from rdflib.namespace import RDF, RDFS, SH
+from rdflib.namespace import RDF, RDFS, SH, SKOS
 
 from stackgraph.cli.main import main
 from stackgraph.graph.store import KG, SG, DataFileError, load_graph, new_graph, parse_file, shapes_file
@@ -241,7 +241,70 @@ def _break_everything(graph: rdflib.Graph) -> dict[str, dict]:
         "value": SG.guessed,
         "path": SG.basis,
     }
+    _break_statements(graph, expected, misspelt)
+    _break_matrix(graph, expected)
+    defined = KG["test-two-definitions"]
+    _entity(graph, defined, SG.Technology, "Test two definitions")
+    graph.add((defined, SKOS.definition, rdflib.Literal("One thing.")))
+    graph.add((defined, SKOS.definition, rdflib.Literal("Another thing.")))
+    expected["two definitions in one language"] = {"focus": defined, "shape": "one definition per language"}
     return expected
+
+
+def _statement(
+    graph: rdflib.Graph, name: str, triple: tuple, basis: rdflib.URIRef | None, source
+) -> rdflib.URIRef:
+    node = KG[name]
+    graph.add((node, RDF.type, RDF.Statement))
+    for p, o in zip((RDF.subject, RDF.predicate, RDF.object), triple, strict=True):
+        graph.add((node, p, o))
+    if basis is not None:
+        graph.add((node, SG.basis, basis))
+    if source is not None:
+        graph.add((node, DCT.source, source))
+    return node
+
+
+def _break_statements(graph: rdflib.Graph, expected: dict[str, dict], subject: rdflib.URIRef) -> None:
+    """Statement nodes that lack a basis, a source, a triple, or describe a triple the graph lacks."""
+    triple = (subject, RDF.type, SG.Technology)
+    nobasis = _statement(graph, "test-st-no-basis", triple, None, SECTION)
+    expected["statement without basis"] = {"shape": "statement basis", "value": nobasis}
+    nosource = _statement(graph, "test-st-no-source", triple, SG.stated, None)
+    expected["statement without source"] = {"shape": "statement source", "value": nosource}
+    document = _statement(graph, "test-st-document-source", triple, SG.stated, KG["doc-000"])
+    expected["statement cites a document, not a section"] = {"shape": "statement source", "value": document}
+    two = _statement(graph, "test-st-two-objects", triple, SG.stated, SECTION)
+    graph.add((two, RDF.object, SG.Layer))
+    expected["statement names two objects"] = {"shape": "statement names one triple", "value": two}
+    stale = _statement(graph, "test-st-stale", (subject, SG.fitsIn, KG["nine-L1"]), SG.stated, SECTION)
+    expected["statement about a triple the graph lacks"] = {"shape": "statement is asserted", "value": stale}
+
+
+def _break_matrix(graph: rdflib.Graph, expected: dict[str, dict]) -> None:
+    """A row whose levels spell other squares than printed, and one whose levels are too long."""
+    cells = KG["test-matrix-cells"]
+    _entity(graph, cells, SG.Workload, "Test matrix cells")
+    graph.add((cells, SG.matrixRow, rdflib.Literal("■■·")))
+    graph.add((cells, SG.stress, KG["test-stress-cells-1"]))
+    graph.add((cells, SG.stress, KG["test-stress-cells-2"]))
+    for node, layer, level in (
+        (KG["test-stress-cells-1"], KG["nine-L1"], SG.high),
+        (KG["test-stress-cells-2"], KG["nine-L2"], SG.moderate),  # the row has a dot here
+    ):
+        for p, o in ((RDF.type, SG.Stress), (SG.layer, layer), (SG.level, level), (SG.basis, SG.stated)):
+            graph.add((node, p, o))
+        graph.add((node, DCT.source, SECTION))
+    expected["matrix cell differs from the printed row"] = {
+        "focus": cells,
+        "shape": "matrix cell matches the row",
+        "value": KG["test-stress-cells-2"],
+    }
+    long = KG["test-matrix-long"]
+    _entity(graph, long, SG.Workload, "Test matrix long")
+    graph.add((long, SG.matrixRow, rdflib.Literal("■")))
+    _stress(graph, long, KG["nine-L1"], SG.critical)
+    expected["matrix row and levels differ in length"] = {"focus": long, "shape": "matrix row length"}
 
 
 @pytest.fixture(scope="module")
@@ -270,6 +333,14 @@ BREAKS = [
     "triage branch leads nowhere",
     "blank label",
     "placement with an unknown basis",
+    "statement without basis",
+    "statement without source",
+    "statement cites a document, not a section",
+    "statement names two objects",
+    "statement about a triple the graph lacks",
+    "matrix cell differs from the printed row",
+    "matrix row and levels differ in length",
+    "two definitions in one language",
 ]
 
 
@@ -309,9 +380,11 @@ def test_every_violation_in_the_broken_copy_comes_from_a_break(
     _graph, _expected, report = broken
     if not builtin_report.conforms:
         pytest.fail("the built-in graph does not conform; see test_builtin_graph_conforms")
-    assert all("test-" in v.focus or v.shape in {"layer code"} for v in report.violations), _listing(
-        report, 80
-    )
+    # Statement checks report one focus (rdf:Statement) and the offending statement as the value.
+    assert all(
+        "test-" in v.focus or "test-" in (v.value or "") or v.shape in {"layer code"}
+        for v in report.violations
+    ), _listing(report, 80)
 
 
 def test_messages_and_labels_are_readable(broken) -> None:

@@ -20,7 +20,7 @@ from stackgraph.tui.clipboard import copy
 from stackgraph.tui.messages import AskQuestion
 
 if TYPE_CHECKING:
-    from stackgraph.graph.model import Answer
+    from stackgraph.graph.model import Answer, Fact
 
 #: Facts shown under "How I answered"; the rest are counted, not listed.
 MAX_FACTS = 12
@@ -54,12 +54,21 @@ def answer_markdown(answer: Answer) -> str:
     return "\n\n".join(parts)
 
 
+def _provenance(fact: Fact) -> str:
+    """ " *(inferred · Glossary § 5. Model Serving & Inference)*": a fact's basis, when it is not
+    stated, and the section it rests on, in the short form the side panel has room for."""
+    parts = [fact.basis] if fact.basis != "stated" else []
+    if fact.source:
+        parts.append(fact.source.short_display)
+    return f" *({' · '.join(parts)})*" if parts else ""
+
+
 def details_markdown(answer: Answer) -> str:
     """The evidence: intent, facts, sources and SPARQL, in that order."""
     out = [f"**Intent** `{answer.intent}` · confidence {answer.confidence:.2f}"]
     if answer.facts:
         out.append("**Facts**")
-        out.append("\n".join(f"- {fact.text}" for fact in answer.facts[:MAX_FACTS]))
+        out.append("\n".join(f"- {fact.text}{_provenance(fact)}" for fact in answer.facts[:MAX_FACTS]))
         if len(answer.facts) > MAX_FACTS:
             out.append(f"*…and {len(answer.facts) - MAX_FACTS} more.*")
     if answer.sources:

@@ -10,7 +10,7 @@ Layout (all links relative, so the folder can be committed, served or opened fro
     symptoms/<id>.md      one per symptom
     style.css             (with --format html) the stylesheet of the .html twin of every page
 
-Every page ends with the sources it cites (document file name and section). The files written
+Every page ends with the sources it cites (document title and section). The files written
 are listed in ``.stackgraph-docs.json``; the next run deletes those it no longer writes (an entity
 removed from the graph loses its page) and never touches anything else in the folder.
 """

@@ -1,5 +1,5 @@
 """A Markdown page for a subgraph: a Mermaid diagram, then the entities and the facts as tables,
-each row citing its sources by number, then the numbered sources (document file and section).
+each row citing its sources by number, then the numbered sources (document title and section).
 
 Facts are read like the diagrams: a qualified relation is one row ("fits in (scale-up
 interconnect)") citing the qualified node's own source; the shortcut it qualifies is not repeated,
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import rdflib
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, RDF, RDFS, SKOS
 
@@ -26,6 +27,7 @@ from stackgraph.graph.export.view import (
 )
 from stackgraph.graph.export.vocab import QUALIFIED, is_qualified, vocab_for
 from stackgraph.graph.model import SourceRef
+from stackgraph.graph.provenance import ProvenanceIndex, provenance_for
 from stackgraph.graph.store import SG
 
 #: Shown in the entity table, so not repeated as facts.
@@ -57,6 +59,8 @@ class FactRow:
 def fact_rows(sub: Subgraph, catalog: Catalog) -> list[FactRow]:
     """Every fact of the subgraph except names, types, definitions and sources, sorted."""
     graph, vocab = sub.graph, vocab_for(catalog)
+    prov = provenance_for(catalog)
+    prov.load(sub.nodes)
     nodes = set(sub.nodes)
     rows: list[tuple[tuple, FactRow]] = []
     seen_symmetric: set[tuple[str, str, str]] = set()
@@ -83,7 +87,7 @@ def fact_rows(sub: Subgraph, catalog: Catalog) -> list[FactRow]:
             elif isinstance(o, Literal):
                 relation = vocab.predicate_label(p)
                 value = mdtext.code(o) if p in _CODE_VALUES else mdtext.md(o)
-                refs = own
+                refs = _cited(prov, s, p, o, own)
             else:
                 if (p, o) in qualified_targets:
                     continue
@@ -98,10 +102,16 @@ def fact_rows(sub: Subgraph, catalog: Catalog) -> list[FactRow]:
                 relation = vocab.predicate_label(p)
                 name = catalog.display(o) if str(o) in nodes or str(o) in catalog else vocab.value_label(o)
                 value = mdtext.md(name)
-                refs = own
+                refs = _cited(prov, s, p, o, own)
             row = FactRow(subject=catalog.display(s), relation=relation, value=value, sources=refs)
             rows.append(((row.subject.casefold(), s, relation, value), row))
     return [row for _, row in sorted(rows, key=lambda item: item[0])]
+
+
+def _cited(prov: ProvenanceIndex, s: str, p: URIRef, o: rdflib.term.Node, own: tuple) -> tuple:
+    """The statement's own sections when the graph has a statement node for it, else the subject's."""
+    found = prov.of(s, str(p), str(o))
+    return own if found.fallback else found.sources
 
 
 def page_sources(sub: Subgraph, catalog: Catalog, facts: list[FactRow]) -> list[SourceRef]:

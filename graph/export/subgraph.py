@@ -9,7 +9,7 @@ graph on those entities, plus:
 * every blank node hanging off a selected entity, followed completely, so that a placement keeps
   its layer, role, basis and source even when the layer itself was not selected;
 * the labels and types of every other node mentioned (classes, source sections with their
-  document's file name, stress levels, layers seen only through a blank node).
+  document's title, short name and file name, stress levels, layers seen only through a blank node).
 
 The number of entities is capped (``max_nodes``); the seeds always stay, the nearest and best
 connected entities come first, and what the cap left out is recorded so renderers can say so.
@@ -76,12 +76,15 @@ _LEAF_QUERY = (
 CONSTRUCT {
   ?x rdfs:label ?label . ?x a ?type . ?x sg:code ?code .
   ?x dct:isPartOf ?doc . ?doc a ?docType ; rdfs:label ?docLabel ; sg:fileName ?file .
+  ?doc dct:title ?title ; sg:shortName ?short .
 } WHERE {
   VALUES ?x { %s }
   { ?x rdfs:label ?label }
   UNION { ?x a ?type }
   UNION { ?x sg:code ?code }
   UNION { ?x dct:isPartOf ?doc . ?doc a ?docType ; rdfs:label ?docLabel ; sg:fileName ?file }
+  UNION { ?x dct:isPartOf ?doc . ?doc dct:title ?title }
+  UNION { ?x dct:isPartOf ?doc . ?doc sg:shortName ?short }
 }
 """
 )

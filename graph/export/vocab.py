@@ -2,7 +2,7 @@
 
 The catalog knows entities; diagrams and pages also need the labels of predicates ("fits in"),
 which predicates are symmetric (drawn once, not twice), the labels, ranks and symbols of stress
-levels and bases, and, for every source section, its document's file name. Four small SPARQL
+levels and bases, and, for every source section, its document's title (graph.sources). Four small SPARQL
 queries fill this at first use; it is cached per catalog (so per engine).
 """
 
