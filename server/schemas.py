@@ -347,7 +347,7 @@ true when any list has more, and `cursor` (top level) continues every list: pass
 the same arguments. `notice` says when a result was trimmed or answered something else. An
 entity is {iri, label, type, code and model for layers, score when matched from text}; a source
 is {document, section, iri} of a seed document. The text content carries the same record as
-JSON after a one-line summary.
+JSON after a short summary.
 """
 
 

@@ -313,3 +313,35 @@ async def test_no_resource_is_above_the_bound(client, engine):
     for uri in cut:  # a cut page says what was cut and where the rest is
         page = json.loads((await client.read_resource(uri))[0].text)
         assert page["truncated"]["lists"] and "describe" in page["truncated"]["rest"]
+
+
+# ------------------------------------------------------------------------------------- text content
+
+
+def export_from_text(texts: list[str]) -> str:
+    """An export put together from the text contents alone (what a content-only client sees)."""
+    return "".join(parse_text_content(text)[2] or "" for text in texts)
+
+
+async def test_a_mermaid_export_read_from_the_text_alone_parses(client, engine, tmp_path):
+    from mermaid_check import parse_files, require_mermaid
+
+    require_mermaid()
+    hub = max(engine.catalog.records, key=lambda iri: engine.neighbors(iri, depth=1, limit=1)[1])
+    texts, cursor = [], None
+    for _ in range(20):
+        arguments = {"entity": hub, "format": "mermaid", "depth": 2, **({"cursor": cursor} if cursor else {})}
+        result = await call(client, "export_subgraph", arguments)
+        text = result.content[0].text
+        texts.append(text)
+        summary, record, _ = parse_text_content(text)
+        cursor = record["cursor"]  # the cursor, read from the text
+        if cursor is None:
+            break
+        assert f"cursor={cursor}" in summary
+    diagram = export_from_text(texts)
+    assert len(diagram) == record["total_chars"] and len(texts) > 1  # it took more than one chunk
+    path = tmp_path / "export.mmd"
+    path.write_text(diagram, encoding="utf-8")
+    parsed = parse_files([path])
+    assert parsed.returncode == 0, parsed.stdout + parsed.stderr
