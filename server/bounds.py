@@ -67,7 +67,8 @@ class Page:
         self.original = len(self.items)
 
 
-def _key(parts: Sequence[Any]) -> str:
+def call_key(parts: Sequence[Any]) -> str:
+    """The key of one call's arguments, held in its cursors (a cursor continues only that call)."""
     return hashlib.sha256(json.dumps(list(parts), default=str).encode()).hexdigest()[:12]
 
 
@@ -96,7 +97,7 @@ class Bounds:
 
     def __init__(self, tool: str, key_parts: Sequence[Any], cursor: str | None, limit: int) -> None:
         self.tool = tool
-        self.key = _key([tool, *key_parts])
+        self.key = call_key([tool, *key_parts])
         self.limit = limit
         self.continuing = cursor is not None
         self.offsets: dict[str, int] = {}
