@@ -23,7 +23,7 @@ from stackgraph.graph.model import UnknownEntity
 from stackgraph.graph.store import PREFIXES
 from stackgraph.server import render, schemas
 from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, Bounds, decode_cursor
-from stackgraph.server.errors import UserError, tool_errors, unknown_entity_message
+from stackgraph.server.errors import UserError, did_you_mean, tool_errors, unknown_entity_error
 from stackgraph.server.mcp_sessions import conversation_key
 from stackgraph.server.runtime import Runtime
 
@@ -82,6 +82,7 @@ def _ask(engine: Engine, question: str, conversation: Any = None, intent: str | 
 
 
 #: The kind of entity each shortcut tool is about (a class label ``Engine.search`` accepts).
+#: Each tool's argument is named after its kind.
 SHORTCUT_KINDS = {"where_fits": "technology", "owner_of_symptom": "symptom", "diagnose": "symptom"}
 
 
@@ -98,7 +99,8 @@ def _check_type(engine: Engine, type_name: str) -> None:
     if not is_class_name(engine, type_name):
         raise UserError(
             f"bad argument 'type': there is no type {type_name!r}; the types are: "
-            + ", ".join(class_names(engine))
+            + ", ".join(class_names(engine)),
+            {"argument": "type", "valid": class_names(engine)},
         )
 
 
@@ -134,7 +136,7 @@ def _resolve(engine: Engine, name: str, argument: str, model: str | None = None)
     try:
         return engine.resolve(name, model=model)
     except UnknownEntity as error:
-        raise UserError(unknown_entity_message(error, argument)) from None
+        raise unknown_entity_error(error, argument) from None
 
 
 def _to_dict(value: Any) -> Any:
@@ -229,7 +231,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 names = "; ".join(f"{s.display} ({s.type})" for s in suggestions[:5])
                 hint = f" Closest matches: {names}. Call again with one of these names." if names else ""
                 raise UserError(
-                    f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}"
+                    f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}",
+                    did_you_mean(kind, suggestions),
                 )
             if answer.intent != intent:
                 # The engine read the text as another kind of question ("NVLink" is no symptom):
@@ -446,7 +449,9 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             try:
                 choice = choose_tree(engine, symptom)
             except UnknownEntity as error:
-                raise UserError(_not_a_symptom(engine, symptom, error)) from None
+                raise UserError(
+                    _not_a_symptom(engine, symptom, error), did_you_mean("symptom", error.suggestions)
+                ) from None
             state = engine.triage((choice.tree_of or choice.symptom).iri, answers)
             data = {
                 "symptom": state.symptom.to_dict(),

@@ -345,3 +345,33 @@ async def test_a_mermaid_export_read_from_the_text_alone_parses(client, engine, 
     path.write_text(diagram, encoding="utf-8")
     parsed = parse_files([path])
     assert parsed.returncode == 0, parsed.stdout + parsed.stderr
+
+
+# ------------------------------------------------------------------------------------- errors
+
+
+async def test_errors_name_the_closest_entities_in_structured_content_too(client, engine):
+    from stackgraph.graph.model import UnknownEntity
+
+    closest = []
+    for bad in ("Kubernetez schedulr thingy", "nvidai smi topolgy", "zz qq unknown widget"):
+        try:
+            engine.resolve(bad)
+        except UnknownEntity as error:
+            closest = [s.iri for s in error.suggestions[:5]]
+            if closest:
+                break
+    if not closest:
+        pytest.skip("no misspelling without a match found")
+    for tool, arguments, argument in (
+        ("describe", {"entity": bad}, "entity"),
+        ("neighbors", {"entity": bad}, "entity"),
+        ("related", {"a": engine.catalog.label(next(iter(engine.catalog.records))), "b": bad}, "b"),
+    ):
+        result = await client.call_tool(tool, arguments, raise_on_error=False)
+        assert result.is_error
+        data = result.structured_content
+        assert data["argument"] == argument and [s["iri"] for s in data["suggestions"]] == closest
+        assert data["error"] == result.content[0].text and "Closest matches" in data["error"]
+    typed = await client.call_tool("search", {"text": "gpu", "type": "no such kind"}, raise_on_error=False)
+    assert typed.is_error and "symptom" in typed.structured_content["valid"]
