@@ -92,6 +92,10 @@ def _closest(engine: Engine, text: str, kind: str, limit: int = 5) -> list[Entit
     return found
 
 
+def _plural(kind: str) -> str:
+    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
 def _check_type(engine: Engine, type_name: str) -> None:
     """Refuse a ``search`` type no entity has, listing the types there are."""
     from stackgraph.server.mcp_schema import class_names, is_class_name
@@ -244,7 +248,11 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 notice = (
                     f"{tool_name} found no {kind} named {subject!r}; this is the {answer.intent} answer "
                     f"instead{read_as}."
-                    + (f" Closest {kind}s: {names} (in `suggestions`); call again with one." if names else "")
+                    + (
+                        f" Closest {_plural(kind)}: {names} (in `suggestions`); call again with one."
+                        if names
+                        else ""
+                    )
                 )
                 return answer_result(tool_name, answer, None, notice=notice, suggestions=closest)
             return answer_result(tool_name, answer, None)

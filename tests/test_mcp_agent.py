@@ -148,6 +148,10 @@ async def test_model_qualified_layer_names_resolve_in_their_model_on_every_tool(
             assert around.structured_content["entity"]["iri"] == iri, name
             exported = await call(client, "export_subgraph", {"entity": name, "format": "ntriples"})
             assert exported.structured_content["entity"]["iri"] == iri, name
+            found = await call(client, "search", {"text": name, "limit": 1})
+            assert found.structured_content["results"]["items"][0]["iri"] == iri, name
+            triage = await call(client, "triage", {"symptom": name})
+            assert "not a symptom" in error_text(triage), name
         path = await call(client, "related", {"a": names[0], "b": names[-1]})
         assert path.structured_content["a"]["iri"] == path.structured_content["b"]["iri"] == iri
 
