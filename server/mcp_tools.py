@@ -50,28 +50,27 @@ LAYER_MEMBERS_SHOWN = 6
 
 Cursor = Annotated[
     str | None,
-    Field(description="The previous result's `cursor`, for the next page (other arguments unchanged)."),
+    Field(description="The previous result's `cursor`, for its next page."),
 ]
 EntityName = Annotated[
     str,
     Field(
         min_length=1,
         max_length=300,
-        description='A name as people write it ("NVLink", "CUDA OOM"), a layer ("L5", "eight L5", "the operational '
-        'map\'s L2"), a prefixed name ("kg:nvlink") or an IRI.',
+        description='A name as people write it ("NVLink", "CUDA OOM", "eight L5", "the operational map\'s L2"), '
+        'a prefixed name ("kg:nvlink") or an IRI.',
     ),
 ]
 LayerModel = Annotated[
     Literal["nine", "eight"] | None,
-    Field(description='The layer model a bare code ("L5") is in; "eight L5" or "nine L8" say it inline.'),
+    Field(description='The model of a bare layer code ("L5"); or write "eight L5".'),
 ]
 ConversationId = Annotated[
     str | None,
     Field(
         pattern=r"^[A-Za-z0-9._:_-]{1,64}$",
-        description="The `conversation_id` an earlier `ask` returned, so follow-ups ('and how do I check it?') "
-        "resolve against its answers; omit to start a conversation. Within an MCP session (or over stdio) "
-        "any name you choose works too ('incident-42').",
+        description="The `conversation_id` an earlier `ask` returned, for follow-ups ('and how do I check it?'); "
+        "omit to start one. In an MCP session or over stdio, a name of your own works too.",
     ),
 ]
 
@@ -264,8 +263,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             Field(
                 min_length=1,
                 max_length=2000,
-                description='A question in plain English, e.g. "which layer owns CUDA OOM?", "where does UALink fit?", '
-                '"how is NVLink related to NCCL?", "what does L5 do in the eight-layer map?".',
+                description='A question in plain English, e.g. "which layer owns CUDA OOM?", "how is NVLink '
+                'related to NCCL?", "what does eight L5 do?".',
             ),
         ],
         conversation_id: ConversationId = None,
@@ -330,8 +329,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         detail: Annotated[
             Literal["names", "summary", "full"],
             Field(
-                description="names: types, other names and layer placements only; summary: plus definition, "
-                "edges and sources; full: everything, including notes and each placement's sources."
+                description="names: types, other names, placements; summary: plus definition, edges, sources; "
+                "full: also notes and each placement's sources."
             ),
         ] = "summary",
         limit: Annotated[
@@ -637,8 +636,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         format: Annotated[
             Literal["turtle", "ntriples", "jsonld", "graphml", "mermaid", "dot", "svg", "markdown"],
             Field(
-                description="turtle, ntriples or jsonld: the RDF itself; mermaid or dot: a diagram's source; svg: "
-                "the diagram rendered (needs Graphviz); graphml: for graph tools; markdown: a readable page."
+                description="turtle, ntriples, jsonld: RDF; mermaid, dot: diagram source; svg: rendered (needs "
+                "Graphviz); graphml: graph tools; markdown: a page."
             ),
         ] = "turtle",
         model: LayerModel = None,

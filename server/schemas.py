@@ -261,8 +261,9 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     Agents read every tool's schema on every session, and pydantic's schema repeats itself:
     a title on every property, ``anyOf`` for every optional scalar, and the same five page fields
     (with their descriptions) in every ``Page_*`` definition. Here the pages share one
-    ``PageInfo`` definition through ``allOf`` and the rest is written in its short form; what
-    validates is unchanged (tests validate every result against the schema sent)."""
+    ``PageInfo`` definition (a ``$ref`` beside each page's own ``items``), a definition used
+    once is written in place, and the rest in its short form; what validates is unchanged
+    (tests validate every result against the schema sent)."""
     schema = _compact(model.model_json_schema())
     schema.pop("description", None)  # the tool's own description says what it returns
     for name in Bounded.model_fields:  # described once, in the server's instructions
@@ -278,10 +279,16 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
         defs["PageInfo"] = info
         for name in pages:  # a page of X: PageInfo, with items of X
             items = defs[name]["properties"]["items"]["items"]
-            defs[name] = {"allOf": [{"$ref": "#/$defs/PageInfo"}], "properties": {"items": {"items": items}}}
+            # JSON Schema 2020-12 (MCP's dialect) applies $ref beside other keywords: no allOf needed.
+            defs[name] = {"$ref": "#/$defs/PageInfo", "properties": {"items": {"items": items}}}
     schema.get("properties", {}).get("truncated", {}).pop("default", None)
-    schema = _renamed(schema, {name: _short_name(name) for name in defs})
-    return _inline_single_use_pages(schema)
+    schema = _inline_single_use_pages(_renamed(schema, {name: _short_name(name) for name in defs}))
+    for definition in schema["$defs"].values():
+        # Every value a definition describes is an object (the server validates each result
+        # before sending it); "properties" says so to a reader, and the bytes add up in tools/list.
+        if "properties" in definition:
+            definition.pop("type", None)
+    return schema
 
 
 def _inline_single_use_pages(schema: dict[str, Any]) -> dict[str, Any]:
@@ -361,8 +368,9 @@ def _undescribed(node: Any) -> Any:
 
 
 def compact(schema: dict[str, Any]) -> dict[str, Any]:
-    """An input schema without generated titles and with short optional types (defaults kept)."""
-    return _compact(schema, keep_defaults=True)
+    """An input schema without generated titles, with short optional types and enums, and
+    without ``default: null`` (an optional argument left out is None anyway)."""
+    return _compact(schema)
 
 
 def _compact(node: Any, naming: bool = False, keep_defaults: bool = False) -> Any:
@@ -384,7 +392,12 @@ def _compact(node: Any, naming: bool = False, keep_defaults: bool = False) -> An
         isinstance(o, dict) and "type" in o and isinstance(o["type"], str) and set(o) <= {"type", "pattern"}
         for o in options
     )
-    if simple and sum("pattern" in o for o in options) <= 1 and "type" not in out:
+    enums = isinstance(options, list) and len(options) == 2 and {"type": "null"} in options
+    choice = next((o for o in options if set(o) == {"enum", "type"}), None) if enums else None
+    if choice is not None:  # anyOf [{enum: [...], type: string}, {type: null}] -> enum [..., null]
+        out.pop("anyOf")
+        out["enum"] = [*choice["enum"], None]
+    elif simple and sum("pattern" in o for o in options) <= 1 and "type" not in out:
         out.pop("anyOf")
         out["type"] = [o["type"] for o in options]
         out.update({k: v for o in options for k, v in o.items() if k == "pattern"})
