@@ -24,15 +24,23 @@ from stackgraph.graph.store import PREFIXES
 from stackgraph.server import render, schemas
 from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, Bounds, decode_cursor
 from stackgraph.server.errors import UserError, did_you_mean, tool_errors, unknown_entity_error
+from stackgraph.server.mcp_guidance import (
+    SHORTCUT_KINDS,
+    answered_else_notice,
+    check_type,
+    closest_of_kind,
+    not_a_symptom,
+    tree_notice,
+)
 from stackgraph.server.mcp_sessions import conversation_key
 from stackgraph.server.runtime import Runtime
+from stackgraph.server.schema_compact import compact, output_schema
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
 
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Answer, EntityRef
-    from stackgraph.graph.triage_tree import TreeChoice
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 #: ``ask`` reads only, but a call with a ``conversation_id`` adds a turn that later calls build on.
@@ -81,60 +89,6 @@ def _ask(engine: Engine, question: str, conversation: Any = None, intent: str | 
 
 
 #: The kind of entity each shortcut tool is about (a class label ``Engine.search`` accepts).
-#: Each tool's argument is named after its kind.
-SHORTCUT_KINDS = {"where_fits": "technology", "owner_of_symptom": "symptom", "diagnose": "symptom"}
-
-
-def _closest(engine: Engine, text: str, kind: str, limit: int = 5) -> list[EntityRef]:
-    """The entities of ``kind`` whose names (or meaning) come nearest ``text``."""
-    found, _ = engine.search(text, type=kind, limit=limit)
-    return found
-
-
-def _plural(kind: str) -> str:
-    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
-
-
-def _check_type(engine: Engine, type_name: str) -> None:
-    """Refuse a ``search`` type no entity has, listing the types there are."""
-    from stackgraph.server.mcp_schema import class_names, is_class_name
-
-    if not is_class_name(engine, type_name):
-        raise UserError(
-            f"bad argument 'type': there is no type {type_name!r}; the types are: "
-            + ", ".join(class_names(engine)),
-            {"argument": "type", "valid": class_names(engine)},
-        )
-
-
-def _tree_notice(choice: TreeChoice) -> str | None:
-    """What an agent must know when the tree walked is not the symptom's own."""
-    name = choice.symptom.display
-    if choice.rule == "related":
-        return f"{name} has no triage tree; this is the tree of the related symptom {choice.tree_of.display}."
-    if choice.rule == "shared":
-        common = ", ".join(ref.display for ref in choice.shared[:5])
-        return (
-            f"{name} has no triage tree; this is the tree of {choice.tree_of.display}, which shares "
-            f"the most causes and checks with it ({common})."
-        )
-    if choice.rule == "none":
-        return f"No triage tree applies to {name}; here are its owners, causes and checks."
-    return None
-
-
-def _not_a_symptom(engine: Engine, text: str, error: UnknownEntity) -> str:
-    """The error for a `triage` text that names no symptom: what it is, and the closest symptoms."""
-    try:
-        ref = engine.resolve(text)
-        what = f"{text!r} is the {ref.type} {ref.display}, not a symptom."
-    except UnknownEntity:
-        what = f"no symptom matches {text!r}."
-    names = "; ".join(f"{s.display}" for s in error.suggestions[:5])
-    hint = f" Closest symptoms: {names}. Call again with one of these." if names else ""
-    return f"bad argument 'symptom': {what}{hint} Or use `search` with type 'symptom'."
-
-
 def _resolve(engine: Engine, name: str, argument: str, model: str | None = None) -> EntityRef:
     try:
         return engine.resolve(name, model=model)
@@ -155,10 +109,10 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 fn,
                 name=fn.__name__,
                 title=title,
-                output_schema=schemas.output_schema(model),
+                output_schema=output_schema(model),
                 annotations=ToolAnnotations(**annotations),
             )
-            registered.parameters = schemas.compact(registered.parameters)
+            registered.parameters = compact(registered.parameters)
             mcp.add_tool(registered)
             return fn
 
@@ -230,7 +184,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             answer = _ask(engine, question, None, intent)
             kind = SHORTCUT_KINDS[tool_name]
             if not answer.answered and not answer.error:
-                suggestions = list(answer.suggestions) or _closest(engine, subject, kind)
+                suggestions = list(answer.suggestions) or closest_of_kind(engine, subject, kind)
                 names = "; ".join(f"{s.display} ({s.type})" for s in suggestions[:5])
                 hint = f" Closest matches: {names}. Call again with one of these names." if names else ""
                 raise UserError(
@@ -240,19 +194,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             if answer.intent != intent:
                 # The engine read the text as another kind of question ("NVLink" is no symptom):
                 # keep its answer, but say so, with the closest entities of the kind asked for.
-                closest = _closest(engine, subject, kind)
-                about = next((e for e in answer.entities if e.type != "layer"), None)
-                read_as = f" ({about.display} is a {about.type})" if about else ""
-                names = "; ".join(f"{s.display}" for s in closest)
-                notice = (
-                    f"{tool_name} found no {kind} named {subject!r}; this is the {answer.intent} answer "
-                    f"instead{read_as}."
-                    + (
-                        f" Closest {_plural(kind)}: {names} (in `suggestions`); call again with one."
-                        if names
-                        else ""
-                    )
-                )
+                closest = closest_of_kind(engine, subject, kind)
+                notice = answered_else_notice(tool_name, kind, subject, answer, closest)
                 return answer_result(tool_name, answer, None, notice=notice, suggestions=closest)
             return answer_result(tool_name, answer, None)
 
@@ -317,7 +260,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             engine = runtime.engine(semantic=True)
             found, total = engine.search(text, type=type, limit=limit, offset=offset)
             if type and not total:
-                _check_type(engine, type)
+                check_type(engine, type)
             page = bounds.window("results", [r.to_dict() for r in found], total, offset)
             return bounds.finish(
                 {"text": text, "type": type, "results": page}, schemas.SearchResult, render.search
@@ -457,7 +400,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 choice = choose_tree(engine, symptom)
             except UnknownEntity as error:
                 raise UserError(
-                    _not_a_symptom(engine, symptom, error), did_you_mean("symptom", error.suggestions)
+                    not_a_symptom(engine, symptom, error), did_you_mean("symptom", error.suggestions)
                 ) from None
             state = engine.triage((choice.tree_of or choice.symptom).iri, answers)
             data = {
@@ -465,7 +408,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 "read_as": choice.symptom.to_dict(),
                 "tree_rule": choice.rule,
                 "tree_shared": [ref.to_dict() for ref in choice.shared[:10]],
-                "notice": _tree_notice(choice),
+                "notice": tree_notice(choice),
                 "done": state.done,
                 "question": state.question,
                 "options": bounds.page("options", list(state.options)),
