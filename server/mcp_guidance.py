@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from stackgraph.graph.model import Answer, EntityRef
     from stackgraph.graph.triage_tree import TreeChoice
 
-#: Each tool's argument is named after its kind.
+#: The kind of entity each shortcut tool is about (a class label ``Engine.search`` accepts);
+#: each tool's argument is named after it.
 SHORTCUT_KINDS = {"where_fits": "technology", "owner_of_symptom": "symptom", "diagnose": "symptom"}
 
 

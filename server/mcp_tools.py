@@ -76,7 +76,7 @@ LayerModel = Annotated[
 ConversationId = Annotated[
     str | None,
     Field(
-        pattern=r"^[A-Za-z0-9._:_-]{1,64}$",
+        pattern=r"^[A-Za-z0-9_.:-]{1,64}$",
         description="The `conversation_id` an earlier `ask` returned, for follow-ups ('and how do I check it?'); "
         "omit to start one. In an MCP session or over stdio, a name of your own works too.",
     ),
@@ -88,7 +88,6 @@ def _ask(engine: Engine, question: str, conversation: Any = None, intent: str | 
     return engine.ask(question, conversation, intent=intent)
 
 
-#: The kind of entity each shortcut tool is about (a class label ``Engine.search`` accepts).
 def _resolve(engine: Engine, name: str, argument: str, model: str | None = None) -> EntityRef:
     try:
         return engine.resolve(name, model=model)
@@ -386,7 +385,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         cursor: Cursor = None,
     ) -> ToolResult:
         """Walk a symptom's decision tree one question at a time; the symptom may be free text
-        ("first tokens are slow"), and the tree that applies is picked (see `tree`).
+        ("first tokens are slow"): `read_as` is the symptom it names, `tree_rule` why this tree.
 
         Call with `answers=[]` for the first question and its `options`; append one option per
         call until `done`, then read `conclusion`, `layers`, `causes` and `diagnostics`.
