@@ -380,3 +380,16 @@ async def test_errors_name_the_closest_entities_in_structured_content_too(client
         assert data["error"] == result.content[0].text and "Closest matches" in data["error"]
     typed = await client.call_tool("search", {"text": "gpu", "type": "no such kind"}, raise_on_error=False)
     assert typed.is_error and "symptom" in typed.structured_content["valid"]
+
+
+async def test_ask_and_the_explain_layer_prompt_read_model_qualified_layers(client, engine, shared_code):
+    code, nine, eight = shared_code
+    for written, iri in (
+        (f"eight {code}", eight),
+        (f"the operational map's {code}", eight),
+        (f"nine {code}", nine),
+    ):
+        result = await call(client, "ask", {"question": f"What does {written} do?"})
+        assert result.structured_content["entities"]["items"][0]["iri"] == iri, written
+        prompt = await client.get_prompt("explain_layer", {"layer": written})
+        assert f"<{iri}>" in prompt.messages[0].content.text, written
