@@ -1,8 +1,8 @@
 """The MCP tools: thin wrappers over the engine that add paging, size caps and useful errors.
 
-Every tool is read-only and idempotent (annotated so), returns structured content validated
-against its output schema plus a short text rendering, and keeps every list in a page with a
-cursor. Tools are plain functions run on fastmcp's worker threads, because the engine is
+Every tool is read-only (and idempotent, but for ``ask``, whose conversations grow; annotated so),
+returns structured content validated against its output schema with the same record as its text
+(``bounds.text_content``), and keeps every list in a page with a cursor. Tools are plain functions run on fastmcp's worker threads, because the engine is
 synchronous and a tool may have to wait for the graph to finish loading.
 """
 

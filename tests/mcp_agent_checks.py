@@ -42,6 +42,7 @@ class Expected:
     hub: str  # the entity with most edges (its exports take several chunks)
     not_a_symptom: str  # a technology owner_of_symptom answers as another question
     remembered: str  # a technology whose follow-up answer names it
+    treeless: str | None  # a symptom no triage tree applies to
     max_rows: int
 
 
@@ -70,7 +71,11 @@ def expected(engine: Engine) -> Expected:
         if label in engine.ask("and how do I test it?", conversation).answer:
             remembered = label
             break
-    return Expected(code, nine[code], eight[code], hub, not_a_symptom, remembered, MAX_ROWS)
+    from stackgraph.graph.triage_tree import choose_tree
+
+    symptoms = sorted(engine.catalog.label(i) for i in engine.entities_of("Symptom"))
+    treeless = next((s for s in symptoms if choose_tree(engine, s).rule == "none"), None)
+    return Expected(code, nine[code], eight[code], hub, not_a_symptom, remembered, treeless, MAX_ROWS)
 
 
 async def checked(client, tool: str, arguments: dict):
@@ -122,10 +127,11 @@ async def check_layers(client, e: Expected) -> None:
     assert all(member["label"] in summary for member in first["members"])
 
 
-async def check_sparql(client, e: Expected, full_cap: bool) -> None:
+async def check_sparql(client, e: Expected) -> None:
     query = 'SELECT ?layer ?tag WHERE { ?layer a sg:Layer . BIND("x"@en AS ?tag) } LIMIT 2'
-    rows = (await checked(client, "sparql", {"query": query})).structured_content["rows"]
-    assert rows["total"] == 2
+    result = await checked(client, "sparql", {"query": query})
+    rows = result.structured_content["rows"]
+    assert rows["total"] == 2 and result.content[0].text.startswith("2 row(s)")
     assert rows["items"][0]["layer"]["type"] == "uri"
     assert rows["items"][0]["tag"] == {"type": "literal", "value": "x", "xml:lang": "en"}
     names = " ".join(f"?v{i:03d}_{'x' * 30}" for i in range(440))
@@ -133,8 +139,11 @@ async def check_sparql(client, e: Expected, full_cap: bool) -> None:
         await client.call_tool("sparql", {"query": f"SELECT {names} WHERE {{ ?s ?p ?o }} LIMIT 2"})
     )
     assert "440 variables" in message
-    if not full_cap:
-        return
+    first = await checked(client, "sparql", {"query": MANY_ROWS, "limit": 50})
+    assert first.structured_content["notice"] is None and first.structured_content["cursor"]
+    assert "None" not in first.content[0].text.splitlines()[0]
+    replayed = {"query": MANY_ROWS, "limit": 60, "cursor": first.structured_content["cursor"]}
+    assert "different call" in error(await client.call_tool("sparql", replayed))
     # Walking all ~50 pages to the cap takes a minute; start two pages before it instead, with a
     # cursor made the way the server makes them (cursors are opaque, not secret).
     start = e.max_rows - 300
@@ -163,6 +172,11 @@ async def check_shortcuts_and_triage(client, e: Expected) -> None:
     walk = (await checked(client, "triage", {"symptom": text, "answers": []})).structured_content
     assert walk["read_as"]["iri"] in symptoms and walk["question"] and walk["options"]["items"]
     assert walk["tree_rule"] != "none" and walk["notice"]
+    if e.treeless:
+        alone = (await checked(client, "triage", {"symptom": e.treeless})).structured_content
+        assert alone["done"] and alone["tree_rule"] == "none"
+        refused = await client.call_tool("triage", {"symptom": e.treeless, "answers": ["yes"]})
+        assert "no triage tree" in error(refused)
     message = error(await client.call_tool("search", {"text": "gpu", "type": "no such kind"}))
     assert "symptom" in message and "technology" in message
 
@@ -230,10 +244,10 @@ async def check_issued_conversation(client, e: Expected) -> str:
     return issued
 
 
-async def check_all(client, e: Expected, workdir: Path, full_cap: bool) -> None:
+async def check_all(client, e: Expected, workdir: Path) -> None:
     await check_listing(client)
     await check_layers(client, e)
-    await check_sparql(client, e, full_cap)
+    await check_sparql(client, e)
     await check_shortcuts_and_triage(client, e)
     await check_schema(client)
     await check_resources(client)

@@ -272,7 +272,7 @@ async def test_agent_defects_over_stdio(expected, tmp_path):
         command=STACKGRAPH[0], args=[*STACKGRAPH[1:], "mcp", "--no-semantic"], env=_env()
     )
     async with Client(params, read_timeout_seconds=120) as client:
-        await check_all(client, expected, tmp_path, full_cap=True)
+        await check_all(client, expected, tmp_path)
         # stdio serves one client: a name the agent chooses is a conversation of its own.
         await checked(
             client,
@@ -295,7 +295,7 @@ async def test_agent_defects_over_http(http_server, expected, tmp_path):
 
     http, client = _http_client(http_server)
     async with http, client:
-        await check_all(client, expected, tmp_path, full_cap=False)
+        await check_all(client, expected, tmp_path)
 
 
 async def test_http_conversations_do_not_leak_across_sessions(http_server, expected):
