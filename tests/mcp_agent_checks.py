@@ -232,6 +232,7 @@ async def check_mermaid_from_text(client, e: Expected, workdir: Path) -> None:
 
 async def check_issued_conversation(client, e: Expected) -> str:
     """A conversation continued with the id the first answer returned; returns that id."""
+    assert e.remembered, "no technology whose follow-up answer names it: the conversation checks need one"
     first = await checked(client, "ask", {"question": f"Where does {e.remembered} fit?"})
     issued = first.structured_content["conversation_id"]
     assert issued
