@@ -578,11 +578,17 @@ class Linker:
         for iri, score, _ in self.semantic(text, k=20):
             if score >= SEMANTIC_MIN:
                 scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
+        # A text that is a whole layer reference ("eight L5", "L8 of the co-design model") finds
+        # that layer first, ahead of the model and the words it names.
+        named = self._layer_named(text, None)
+        if named:
+            scores[named] = 1.0
         records = [(self.catalog.get(i), s) for i, s in scores.items()]
         if type:
             records = [(r, s) for r, s in records if r is not None and _has_type(self, r, type)]
         ranked = sorted(
-            ((r, s) for r, s in records if r is not None), key=lambda rs: (-rs[1], rs[0].label.lower())
+            ((r, s) for r, s in records if r is not None),
+            key=lambda rs: (-rs[1], rs[0].iri != named, rs[0].label.lower()),
         )
         page = ranked[offset : offset + limit]
         return [self.catalog.ref(r.iri, score=s) for r, s in page], len(ranked)

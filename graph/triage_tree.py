@@ -85,6 +85,8 @@ def read_symptom(engine: Engine, text: str) -> EntityRef:
         ref = None
     if ref is not None and (ref.type == "symptom" or _tree(engine, ref.iri)):
         return ref
+    if ref is not None and ref.code:  # a layer is never read as a symptom that resembles its name
+        raise UnknownEntity(text, ())
     found, _ = engine.search(text, type="symptom", limit=5)
     if found and (found[0].score or 0.0) >= MIN_SYMPTOM_SCORE:
         return found[0]

@@ -67,7 +67,8 @@ class Page:
         self.original = len(self.items)
 
 
-def _key(parts: Sequence[Any]) -> str:
+def call_key(parts: Sequence[Any]) -> str:
+    """The key of one call's arguments, held in its cursors (a cursor continues only that call)."""
     return hashlib.sha256(json.dumps(list(parts), default=str).encode()).hexdigest()[:12]
 
 
@@ -96,7 +97,7 @@ class Bounds:
 
     def __init__(self, tool: str, key_parts: Sequence[Any], cursor: str | None, limit: int) -> None:
         self.tool = tool
-        self.key = _key([tool, *key_parts])
+        self.key = call_key([tool, *key_parts])
         self.limit = limit
         self.continuing = cursor is not None
         self.offsets: dict[str, int] = {}
@@ -200,7 +201,11 @@ class Bounds:
                 break
             biggest = max(candidates, key=lambda p: len(json.dumps(p.items, default=str)))
             full = list(biggest.items)
-            low, high = 1, len(full) - 1  # the largest count that fits, by bisection
+            low, high = 1, len(full) - 1  # the largest count that fits, by bisection ...
+            guess = _fitting_prefix(full, len(json.dumps(structured)) - MAX_STRUCTURED_CHARS)
+            if 1 <= guess < len(full):  # ... near the estimate from the items' own sizes
+                biggest.items = full[:guess]
+                low, high = (guess, min(high, guess + 8)) if fits() else (1, guess - 1)
             while low < high:
                 middle = (low + high + 1) // 2
                 biggest.items = full[:middle]
@@ -260,6 +265,16 @@ def parse_text_content(text: str) -> tuple[str, dict[str, Any], str | None]:
     record = json.loads(record_line)
     raw = raw_part.partition("\n")[2] if raw_part else None
     return head, record, raw
+
+
+def _fitting_prefix(items: list[Any], overflow: int) -> int:
+    """How many leading ``items`` remain once the trailing ones that make up ``overflow``
+    characters of JSON are dropped (an estimate: it ignores separators)."""
+    count, dropped = len(items), 0
+    while count > 1 and dropped < overflow:
+        count -= 1
+        dropped += len(json.dumps(items[count], default=str)) + 2
+    return count
 
 
 def _walk(value: Any):

@@ -15,6 +15,8 @@ from typing import Any
 from fastmcp.exceptions import ToolError
 from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware
+from fastmcp.tools.base import ToolResult
+from mcp_types import TextContent
 from pydantic import ValidationError as PydanticValidationError
 
 from stackgraph.graph.model import UnknownEntity
@@ -24,10 +26,23 @@ log = logging.getLogger("stackgraph.server")
 
 
 class UserError(ToolError):
-    """A tool error caused by the call (unknown name, bad argument): logged at DEBUG, not ERROR."""
+    """A tool error caused by the call (unknown name, bad argument): logged at DEBUG, not ERROR.
 
-    def __init__(self, message: str) -> None:
+    ``data`` (the argument at fault, the closest names) also reaches the agent as the error
+    result's structured content, next to the message, for clients that read JSON."""
+
+    def __init__(self, message: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(message, log_level=logging.DEBUG)
+        self.data = data
+
+
+def did_you_mean(argument: str | None, suggestions: Any) -> dict[str, Any]:
+    """The structured part of an error naming the closest entities (EntityRefs)."""
+    return {"argument": argument, "suggestions": [s.to_dict() for s in list(suggestions)[:5]]}
+
+
+def unknown_entity_error(error: UnknownEntity, argument: str | None = None) -> UserError:
+    return UserError(unknown_entity_message(error, argument), did_you_mean(argument, error.suggestions))
 
 
 def unknown_entity_message(error: UnknownEntity, argument: str | None = None) -> str:
@@ -50,7 +65,7 @@ def tool_errors(tool: str, argument: str | None = None) -> Iterator[None]:
     except ToolError:
         raise
     except UnknownEntity as error:
-        raise UserError(unknown_entity_message(error, argument)) from None
+        raise unknown_entity_error(error, argument) from None
     except EngineUnavailable as error:
         raise ToolError(str(error)) from None
     except (NotImplementedError, ImportError, ModuleNotFoundError) as error:
@@ -85,11 +100,21 @@ def argument_error_message(error: PydanticValidationError) -> str:
 
 
 class ArgumentErrors(Middleware):
-    """Rewrites pydantic's multi-line argument validation errors as one line per argument."""
+    """Rewrites pydantic's multi-line argument validation errors as one line per argument, and
+    returns errors that carry data (did-you-mean names) with that data as structured content."""
 
     async def on_call_tool(self, context, call_next):  # type: ignore[no-untyped-def]
         try:
             return await call_next(context)
+        except UserError as error:
+            if error.data is None:
+                raise
+            message = str(error)
+            return ToolResult(
+                content=[TextContent(type="text", text=message)],
+                structured_content={"error": message, **error.data},
+                is_error=True,
+            )
         except FastMCPValidationError as error:
             cause = error.__cause__
             if isinstance(cause, PydanticValidationError):

@@ -17,20 +17,25 @@ from stackgraph.server.errors import ArgumentErrors
 from stackgraph.server.mcp_resources import register_prompts, register_resources
 from stackgraph.server.mcp_tools import register_tools
 from stackgraph.server.runtime import Runtime
+from stackgraph.server.schemas import RESULT_CONVENTIONS
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 
-INSTRUCTIONS = """\
+INSTRUCTIONS = (
+    """\
 stackgraph answers questions about the AI infrastructure stack (GPUs, interconnects, storage,
 Kubernetes, inference servers, ...) from a knowledge graph built from four seed documents, with
 sources. Two layer models: the nine-layer co-design model ("nine", L1-L9 plus S and CP) and the
 eight-layer operational map ("eight", L1-L8).
 Incident triage: owner_of_symptom -> triage (one answer per call) -> diagnose.
-Placing a technology: where_fits, then describe / neighbors. Anything else: ask (pass a
-conversation_id for follow-ups). Names unknown? search. Every list is paged: pass `cursor` back
-with the same arguments for more. All tools are read-only.
+Placing a technology: where_fits, then describe / neighbors. Anything else: ask (pass back the
+conversation_id it returns for follow-ups). Names unknown? search. SPARQL: call schema first.
+Layers can be named as you would write them ("eight L5", "the operational map's L2") or with the
+`model` argument. All tools are read-only; no result is over 20,000 characters.
 """
+    + RESULT_CONVENTIONS
+)
 
 
 def build_server(

@@ -1,8 +1,8 @@
 """The MCP tools: thin wrappers over the engine that add paging, size caps and useful errors.
 
-Every tool is read-only and idempotent (annotated so), returns structured content validated
-against its output schema plus a short text rendering, and keeps every list in a page with a
-cursor. Tools are plain functions run on fastmcp's worker threads, because the engine is
+Every tool is read-only (and idempotent, but for ``ask``, whose conversations grow; annotated so),
+returns structured content validated against its output schema with the same record as its text
+(``bounds.text_content``), and keeps every list in a page with a cursor. Tools are plain functions run on fastmcp's worker threads, because the engine is
 synchronous and a tool may have to wait for the graph to finish loading.
 """
 
@@ -23,16 +23,24 @@ from stackgraph.graph.model import UnknownEntity
 from stackgraph.graph.store import PREFIXES
 from stackgraph.server import render, schemas
 from stackgraph.server.bounds import MAX_STRUCTURED_CHARS, Bounds, decode_cursor
-from stackgraph.server.errors import UserError, tool_errors, unknown_entity_message
+from stackgraph.server.errors import UserError, did_you_mean, tool_errors, unknown_entity_error
+from stackgraph.server.mcp_guidance import (
+    SHORTCUT_KINDS,
+    answered_else_notice,
+    check_type,
+    closest_of_kind,
+    not_a_symptom,
+    tree_notice,
+)
 from stackgraph.server.mcp_sessions import conversation_key
 from stackgraph.server.runtime import Runtime
+from stackgraph.server.schema_compact import compact, output_schema
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
 
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Answer, EntityRef
-    from stackgraph.graph.triage_tree import TreeChoice
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 #: ``ask`` reads only, but a call with a ``conversation_id`` adds a turn that later calls build on.
@@ -50,28 +58,27 @@ LAYER_MEMBERS_SHOWN = 6
 
 Cursor = Annotated[
     str | None,
-    Field(description="The previous result's `cursor`, for the next page (other arguments unchanged)."),
+    Field(description="The previous result's `cursor`, for its next page."),
 ]
 EntityName = Annotated[
     str,
     Field(
         min_length=1,
         max_length=300,
-        description='A name as people write it ("NVLink", "CUDA OOM"), a layer ("L5", "eight L5", "the operational '
-        'map\'s L2"), a prefixed name ("kg:nvlink") or an IRI.',
+        description='A name as people write it ("NVLink", "CUDA OOM", "eight L5", "the operational map\'s L2"), '
+        'a prefixed name ("kg:nvlink") or an IRI.',
     ),
 ]
 LayerModel = Annotated[
     Literal["nine", "eight"] | None,
-    Field(description='The layer model a bare code ("L5") is in; "eight L5" or "nine L8" say it inline.'),
+    Field(description='The model of a bare layer code ("L5"); or write "eight L5".'),
 ]
 ConversationId = Annotated[
     str | None,
     Field(
-        pattern=r"^[A-Za-z0-9._:_-]{1,64}$",
-        description="The `conversation_id` an earlier `ask` returned, so follow-ups ('and how do I check it?') "
-        "resolve against its answers; omit to start a conversation. Within an MCP session (or over stdio) "
-        "any name you choose works too ('incident-42').",
+        pattern=r"^[A-Za-z0-9_.:-]{1,64}$",
+        description="The `conversation_id` an earlier `ask` returned, for follow-ups ('and how do I check it?'); "
+        "omit to start one. In an MCP session or over stdio, a name of your own works too.",
     ),
 ]
 
@@ -81,60 +88,11 @@ def _ask(engine: Engine, question: str, conversation: Any = None, intent: str | 
     return engine.ask(question, conversation, intent=intent)
 
 
-#: The kind of entity each shortcut tool is about (a class label ``Engine.search`` accepts).
-SHORTCUT_KINDS = {"where_fits": "technology", "owner_of_symptom": "symptom", "diagnose": "symptom"}
-
-
-def _closest(engine: Engine, text: str, kind: str, limit: int = 5) -> list[EntityRef]:
-    """The entities of ``kind`` whose names (or meaning) come nearest ``text``."""
-    found, _ = engine.search(text, type=kind, limit=limit)
-    return found
-
-
-def _check_type(engine: Engine, type_name: str) -> None:
-    """Refuse a ``search`` type no entity has, listing the types there are."""
-    from stackgraph.server.mcp_schema import class_names, is_class_name
-
-    if not is_class_name(engine, type_name):
-        raise UserError(
-            f"bad argument 'type': there is no type {type_name!r}; the types are: "
-            + ", ".join(class_names(engine))
-        )
-
-
-def _tree_notice(choice: TreeChoice) -> str | None:
-    """What an agent must know when the tree walked is not the symptom's own."""
-    name = choice.symptom.display
-    if choice.rule == "related":
-        return f"{name} has no triage tree; this is the tree of the related symptom {choice.tree_of.display}."
-    if choice.rule == "shared":
-        common = ", ".join(ref.display for ref in choice.shared[:5])
-        return (
-            f"{name} has no triage tree; this is the tree of {choice.tree_of.display}, which shares "
-            f"the most causes and checks with it ({common})."
-        )
-    if choice.rule == "none":
-        return f"No triage tree applies to {name}; here are its owners, causes and checks."
-    return None
-
-
-def _not_a_symptom(engine: Engine, text: str, error: UnknownEntity) -> str:
-    """The error for a `triage` text that names no symptom: what it is, and the closest symptoms."""
-    try:
-        ref = engine.resolve(text)
-        what = f"{text!r} is the {ref.type} {ref.display}, not a symptom."
-    except UnknownEntity:
-        what = f"no symptom matches {text!r}."
-    names = "; ".join(f"{s.display}" for s in error.suggestions[:5])
-    hint = f" Closest symptoms: {names}. Call again with one of these." if names else ""
-    return f"bad argument 'symptom': {what}{hint} Or use `search` with type 'symptom'."
-
-
 def _resolve(engine: Engine, name: str, argument: str, model: str | None = None) -> EntityRef:
     try:
         return engine.resolve(name, model=model)
     except UnknownEntity as error:
-        raise UserError(unknown_entity_message(error, argument)) from None
+        raise unknown_entity_error(error, argument) from None
 
 
 def _to_dict(value: Any) -> Any:
@@ -150,10 +108,10 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
                 fn,
                 name=fn.__name__,
                 title=title,
-                output_schema=schemas.output_schema(model),
+                output_schema=output_schema(model),
                 annotations=ToolAnnotations(**annotations),
             )
-            registered.parameters = schemas.compact(registered.parameters)
+            registered.parameters = compact(registered.parameters)
             mcp.add_tool(registered)
             return fn
 
@@ -225,24 +183,18 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             answer = _ask(engine, question, None, intent)
             kind = SHORTCUT_KINDS[tool_name]
             if not answer.answered and not answer.error:
-                suggestions = list(answer.suggestions) or _closest(engine, subject, kind)
+                suggestions = list(answer.suggestions) or closest_of_kind(engine, subject, kind)
                 names = "; ".join(f"{s.display} ({s.type})" for s in suggestions[:5])
                 hint = f" Closest matches: {names}. Call again with one of these names." if names else ""
                 raise UserError(
-                    f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}"
+                    f"no answer for {subject!r}: {answer.answer or 'the graph does not say'}.{hint}",
+                    did_you_mean(kind, suggestions),
                 )
             if answer.intent != intent:
                 # The engine read the text as another kind of question ("NVLink" is no symptom):
                 # keep its answer, but say so, with the closest entities of the kind asked for.
-                closest = _closest(engine, subject, kind)
-                about = next((e for e in answer.entities if e.type != "layer"), None)
-                read_as = f" ({about.display} is a {about.type})" if about else ""
-                names = "; ".join(f"{s.display}" for s in closest)
-                notice = (
-                    f"{tool_name} found no {kind} named {subject!r}; this is the {answer.intent} answer "
-                    f"instead{read_as}."
-                    + (f" Closest {kind}s: {names} (in `suggestions`); call again with one." if names else "")
-                )
+                closest = closest_of_kind(engine, subject, kind)
+                notice = answered_else_notice(tool_name, kind, subject, answer, closest)
                 return answer_result(tool_name, answer, None, notice=notice, suggestions=closest)
             return answer_result(tool_name, answer, None)
 
@@ -253,8 +205,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             Field(
                 min_length=1,
                 max_length=2000,
-                description='A question in plain English, e.g. "which layer owns CUDA OOM?", "where does UALink fit?", '
-                '"how is NVLink related to NCCL?", "what does L5 do in the eight-layer map?".',
+                description='A question in plain English, e.g. "which layer owns CUDA OOM?", "how is NVLink '
+                'related to NCCL?", "what does eight L5 do?".',
             ),
         ],
         conversation_id: ConversationId = None,
@@ -307,7 +259,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             engine = runtime.engine(semantic=True)
             found, total = engine.search(text, type=type, limit=limit, offset=offset)
             if type and not total:
-                _check_type(engine, type)
+                check_type(engine, type)
             page = bounds.window("results", [r.to_dict() for r in found], total, offset)
             return bounds.finish(
                 {"text": text, "type": type, "results": page}, schemas.SearchResult, render.search
@@ -319,8 +271,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         detail: Annotated[
             Literal["names", "summary", "full"],
             Field(
-                description="names: types, other names and layer placements only; summary: plus definition, "
-                "edges and sources; full: everything, including notes and each placement's sources."
+                description="names: types, other names, placements; summary: plus definition, edges, sources; "
+                "full: also notes and each placement's sources."
             ),
         ] = "summary",
         limit: Annotated[
@@ -433,7 +385,7 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         cursor: Cursor = None,
     ) -> ToolResult:
         """Walk a symptom's decision tree one question at a time; the symptom may be free text
-        ("first tokens are slow"), and the tree that applies is picked (see `tree`).
+        ("first tokens are slow"): `read_as` is the symptom it names, `tree_rule` why this tree.
 
         Call with `answers=[]` for the first question and its `options`; append one option per
         call until `done`, then read `conclusion`, `layers`, `causes` and `diagnostics`.
@@ -446,14 +398,16 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
             try:
                 choice = choose_tree(engine, symptom)
             except UnknownEntity as error:
-                raise UserError(_not_a_symptom(engine, symptom, error)) from None
+                raise UserError(
+                    not_a_symptom(engine, symptom, error), did_you_mean("symptom", error.suggestions)
+                ) from None
             state = engine.triage((choice.tree_of or choice.symptom).iri, answers)
             data = {
                 "symptom": state.symptom.to_dict(),
                 "read_as": choice.symptom.to_dict(),
                 "tree_rule": choice.rule,
                 "tree_shared": [ref.to_dict() for ref in choice.shared[:10]],
-                "notice": _tree_notice(choice),
+                "notice": tree_notice(choice),
                 "done": state.done,
                 "question": state.question,
                 "options": bounds.page("options", list(state.options)),
@@ -624,8 +578,8 @@ def register_tools(mcp: FastMCP, runtime: Runtime) -> None:
         format: Annotated[
             Literal["turtle", "ntriples", "jsonld", "graphml", "mermaid", "dot", "svg", "markdown"],
             Field(
-                description="turtle, ntriples or jsonld: the RDF itself; mermaid or dot: a diagram's source; svg: "
-                "the diagram rendered (needs Graphviz); graphml: for graph tools; markdown: a readable page."
+                description="turtle, ntriples, jsonld: RDF; mermaid, dot: diagram source; svg: rendered (needs "
+                "Graphviz); graphml: graph tools; markdown: a page."
             ),
         ] = "turtle",
         model: LayerModel = None,

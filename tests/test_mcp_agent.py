@@ -57,8 +57,9 @@ def output_schemas(server) -> dict[str, dict]:
 async def test_tools_list_is_under_40000_characters_with_valid_shared_definitions(client):
     listed = await client.list_tools_mcp()
     wire = listed.model_dump_json(by_alias=True, exclude_none=True)
-    print(f"tools/list: {len(wire):,} characters")
-    assert len(wire) < 40_000
+    spaced = json.dumps(listed.model_dump(mode="json", by_alias=True, exclude_none=True))
+    print(f"tools/list: {len(wire):,} characters on the wire, {len(spaced):,} as spaced JSON")
+    assert len(wire) < 40_000 and len(spaced) < 40_000
     for tool in listed.tools:
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         assert "$defs" in tool.output_schema or tool.name == "schema", tool.name
@@ -148,6 +149,10 @@ async def test_model_qualified_layer_names_resolve_in_their_model_on_every_tool(
             assert around.structured_content["entity"]["iri"] == iri, name
             exported = await call(client, "export_subgraph", {"entity": name, "format": "ntriples"})
             assert exported.structured_content["entity"]["iri"] == iri, name
+            found = await call(client, "search", {"text": name, "limit": 1})
+            assert found.structured_content["results"]["items"][0]["iri"] == iri, name
+            triage = await call(client, "triage", {"symptom": name})
+            assert "not a symptom" in error_text(triage), name
         path = await call(client, "related", {"a": names[0], "b": names[-1]})
         assert path.structured_content["a"]["iri"] == path.structured_content["b"]["iri"] == iri
 
@@ -313,3 +318,78 @@ async def test_no_resource_is_above_the_bound(client, engine):
     for uri in cut:  # a cut page says what was cut and where the rest is
         page = json.loads((await client.read_resource(uri))[0].text)
         assert page["truncated"]["lists"] and "describe" in page["truncated"]["rest"]
+
+
+# ------------------------------------------------------------------------------------- text content
+
+
+def export_from_text(texts: list[str]) -> str:
+    """An export put together from the text contents alone (what a content-only client sees)."""
+    return "".join(parse_text_content(text)[2] or "" for text in texts)
+
+
+async def test_a_mermaid_export_read_from_the_text_alone_parses(client, engine, tmp_path):
+    from mermaid_check import parse_files, require_mermaid
+
+    require_mermaid()
+    hub = max(engine.catalog.records, key=lambda iri: engine.neighbors(iri, depth=1, limit=1)[1])
+    texts, cursor = [], None
+    for _ in range(20):
+        arguments = {"entity": hub, "format": "mermaid", "depth": 2, **({"cursor": cursor} if cursor else {})}
+        result = await call(client, "export_subgraph", arguments)
+        text = result.content[0].text
+        texts.append(text)
+        summary, record, _ = parse_text_content(text)
+        cursor = record["cursor"]  # the cursor, read from the text
+        if cursor is None:
+            break
+        assert f"cursor={cursor}" in summary
+    diagram = export_from_text(texts)
+    assert len(diagram) == record["total_chars"] and len(texts) > 1  # it took more than one chunk
+    path = tmp_path / "export.mmd"
+    path.write_text(diagram, encoding="utf-8")
+    parsed = parse_files([path])
+    assert parsed.returncode == 0, parsed.stdout + parsed.stderr
+
+
+# ------------------------------------------------------------------------------------- errors
+
+
+async def test_errors_name_the_closest_entities_in_structured_content_too(client, engine):
+    from stackgraph.graph.model import UnknownEntity
+
+    closest = []
+    for bad in ("Kubernetez schedulr thingy", "nvidai smi topolgy", "zz qq unknown widget"):
+        try:
+            engine.resolve(bad)
+        except UnknownEntity as error:
+            closest = [s.iri for s in error.suggestions[:5]]
+            if closest:
+                break
+    if not closest:
+        pytest.skip("no misspelling without a match found")
+    for tool, arguments, argument in (
+        ("describe", {"entity": bad}, "entity"),
+        ("neighbors", {"entity": bad}, "entity"),
+        ("related", {"a": engine.catalog.label(next(iter(engine.catalog.records))), "b": bad}, "b"),
+    ):
+        result = await client.call_tool(tool, arguments, raise_on_error=False)
+        assert result.is_error
+        data = result.structured_content
+        assert data["argument"] == argument and [s["iri"] for s in data["suggestions"]] == closest
+        assert data["error"] == result.content[0].text and "Closest matches" in data["error"]
+    typed = await client.call_tool("search", {"text": "gpu", "type": "no such kind"}, raise_on_error=False)
+    assert typed.is_error and "symptom" in typed.structured_content["valid"]
+
+
+async def test_ask_and_the_explain_layer_prompt_read_model_qualified_layers(client, engine, shared_code):
+    code, nine, eight = shared_code
+    for written, iri in (
+        (f"eight {code}", eight),
+        (f"the operational map's {code}", eight),
+        (f"nine {code}", nine),
+    ):
+        result = await call(client, "ask", {"question": f"What does {written} do?"})
+        assert result.structured_content["entities"]["items"][0]["iri"] == iri, written
+        prompt = await client.get_prompt("explain_layer", {"layer": written})
+        assert f"<{iri}>" in prompt.messages[0].content.text, written

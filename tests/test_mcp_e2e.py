@@ -251,3 +251,71 @@ def test_serve_refuses_a_public_address_without_a_token():
     assert time.perf_counter() - started < 30
     with socket.socket() as sock:
         assert sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+# ------------------------------------------------------------------- what an agent reads (issue 13)
+
+
+@pytest.fixture(scope="module")
+def expected():
+    from mcp_agent_checks import expected as compute
+
+    from stackgraph.graph.engine import Engine
+
+    return compute(Engine.load(semantic=False))
+
+
+async def test_agent_defects_over_stdio(expected, tmp_path):
+    from mcp_agent_checks import check_all, checked
+
+    params = StdioServerParameters(
+        command=STACKGRAPH[0], args=[*STACKGRAPH[1:], "mcp", "--no-semantic"], env=_env()
+    )
+    async with Client(params, read_timeout_seconds=120) as client:
+        await check_all(client, expected, tmp_path)
+        # stdio serves one client: a name the agent chooses is a conversation of its own.
+        await checked(
+            client,
+            "ask",
+            {"question": f"Where does {expected.remembered} fit?", "conversation_id": "incident-42"},
+        )
+        follow = await checked(
+            client, "ask", {"question": "and how do I test it?", "conversation_id": "incident-42"}
+        )
+        assert expected.remembered in follow.structured_content["answer"]
+
+
+def _http_client(base: str, **kwargs) -> tuple[httpx2.AsyncClient, Client]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60)
+    return http, Client(streamable_http_client(f"{base}/mcp", http_client=http), **kwargs)
+
+
+async def test_agent_defects_over_http(http_server, expected, tmp_path):
+    from mcp_agent_checks import check_all
+
+    http, client = _http_client(http_server)
+    async with http, client:
+        await check_all(client, expected, tmp_path)
+
+
+async def test_http_conversations_do_not_leak_across_sessions(http_server, expected):
+    from mcp_agent_checks import check_issued_conversation, checked, error
+
+    question = f"Where does {expected.remembered} fit?"
+    follow_up = "and how do I test it?"
+    # Handshake-era sessions: the same agent-chosen name in two sessions is two conversations.
+    http_a, a = _http_client(http_server, mode="legacy")
+    http_b, b = _http_client(http_server, mode="legacy")
+    async with http_a, a, http_b, b:
+        await checked(a, "ask", {"question": question, "conversation_id": "incident-42"})
+        other = await checked(b, "ask", {"question": follow_up, "conversation_id": "incident-42"})
+        assert expected.remembered not in other.structured_content["answer"]
+        own = await checked(a, "ask", {"question": follow_up, "conversation_id": "incident-42"})
+        assert expected.remembered in own.structured_content["answer"]
+    # Stateless requests (the SDK's default): no session to scope a chosen name by, so it is
+    # refused; the id the server issues continues the conversation.
+    http_c, c = _http_client(http_server)
+    async with http_c, c:
+        message = error(await c.call_tool("ask", {"question": follow_up, "conversation_id": "incident-42"}))
+        assert "no MCP session" in message
+        await check_issued_conversation(c, expected)
