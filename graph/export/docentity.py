@@ -9,18 +9,15 @@ diagram of its neighbourhood, and where to get the data (Turtle) or query it (SP
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from rdflib import Literal
 from rdflib.namespace import DCTERMS, RDF, RDFS, SKOS
 
 from stackgraph.graph.export import mdtext
-from stackgraph.graph.export.docpages import _basis_text, diagram, entity_list, header
+from stackgraph.graph.export.docpages import SPARQL_ENDPOINT, _basis_text, diagram, entity_list, header
 from stackgraph.graph.export.docsite import Page, Site
 from stackgraph.graph.store import SG
 
-#: Where "query this" links point: the endpoint ``stackgraph serve`` runs by default.
-SPARQL_ENDPOINT = "http://127.0.0.1:8000/sparql"
 #: Predicates a page shows in its header or never (names, types, provenance, qualified nodes).
 _NOT_LISTED = {
     str(p)
@@ -42,25 +39,10 @@ _NOT_LISTED = {
 _DIAGRAM_PREDICATES: tuple[str, ...] = ()
 
 
-def query_link(iri: str) -> str:
-    """A link that asks the local endpoint to DESCRIBE the entity."""
-    return f"{SPARQL_ENDPOINT}?query={quote(f'DESCRIBE <{iri}>', safe='')}"
-
-
-def data_links(page: Page, iri: str) -> None:
-    """The "get the data" line: this entity as Turtle (a file beside the page) and a live query."""
-    ttl = page.path.rsplit("/", 1)[-1][: -len(".md")] + ".ttl"
-    page.add(
-        f"**Data:** {mdtext.link('Turtle', ttl)} · {mdtext.link('query this', query_link(iri))} "
-        f"(with `stackgraph serve` running) · IRI {mdtext.code(iri)}\n"
-    )
-
-
 def entity_page(engine: Any, site: Site, iri: str) -> Page:
     data, catalog = site.data, site.catalog
     page = Page(path=site.pages[iri], title=catalog.display(iri), iri=iri)
     header(site, page, iri)
-    data_links(page, iri)
 
     placements = data.qualified_for(subject=iri, kind="placement")
     placed = {q.layer for q in placements}
@@ -127,4 +109,4 @@ def kind_index_page(site: Site, folder: str, title: str, iris: list[str]) -> Pag
     return page
 
 
-__all__ = ["SPARQL_ENDPOINT", "data_links", "entity_page", "kind_index_page", "query_link"]
+__all__ = ["SPARQL_ENDPOINT", "entity_page", "kind_index_page"]
