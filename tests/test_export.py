@@ -106,7 +106,7 @@ def test_cap_keeps_seeds_and_says_what_was_left_out(fx: Engine) -> None:
     assert sub.nodes[:2] == (L8, WORKLOAD) and len(sub.nodes) == 4
     assert sub.omitted and sub.cut_at == 1
     for fmt in ("mermaid", "dot", "markdown"):
-        text = api.render(sub, fx.catalog, fmt).replace("\\n", " ")  # DOT wraps the note's lines
+        text = api.render(sub, fx.catalog, fmt).replace("<BR/>", " ")  # DOT wraps the note over lines
         assert f"{len(sub.omitted)} more entities 1 hop away left out" in text, fmt
         assert "cap 4 nodes" in text and "further hops up to depth 2 not explored" in text
 

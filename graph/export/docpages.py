@@ -9,6 +9,7 @@ look and its triage tree walked out in full. Each fact cites its source by numbe
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from rdflib.namespace import SKOS
 
@@ -92,6 +93,26 @@ def header(site: Site, page: Page, iri: str) -> None:
         page.add(f"{mdtext.para(rec.definition)} {page.cite(site.data.sources(iri))}\n")
     else:
         page.cite(site.data.sources(iri))
+    data_links(page, iri)
+
+
+#: Where "query this" links point: the endpoint ``stackgraph serve`` runs by default.
+SPARQL_ENDPOINT = "http://127.0.0.1:8000/sparql"
+
+
+def query_link(iri: str) -> str:
+    """A link that asks the local endpoint to DESCRIBE the entity."""
+    return f"{SPARQL_ENDPOINT}?query={quote(f'DESCRIBE <{iri}>', safe='')}"
+
+
+def data_links(page: Page, iri: str) -> None:
+    """The "get the data" line: the entity as Turtle (a file beside the page, written by
+    docturtle) and a live query on the local endpoint."""
+    ttl = page.path.rsplit("/", 1)[-1][: -len(".md")] + ".ttl"
+    page.add(
+        f"**Data:** {mdtext.link('Turtle', ttl)} · {mdtext.link('query this', query_link(iri))} "
+        f"(with `stackgraph serve` running) · IRI {mdtext.code(iri)}\n"
+    )
 
 
 def site_root(path: str) -> str:

@@ -18,7 +18,6 @@ removed from the graph loses its page) and never touches anything else in the fo
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 
 from stackgraph.graph.catalog import Catalog
 from stackgraph.graph.export import docdata, mdtext
+from stackgraph.graph.export.docpaths import anchor_for, relative, slug
 from stackgraph.graph.model import SourceRef
 from stackgraph.graph.store import SG
 
@@ -36,8 +36,6 @@ FORMATS = ("markdown", "html")
 PAGE_KINDS = (("layers", SG.Layer), ("workloads", SG.Workload), ("symptoms", SG.Symptom))
 #: Entities that appear inside other pages rather than in the glossary (triage trees).
 NOT_IN_GLOSSARY = (SG.TriageStep, SG.TriageBranch)
-
-_ANCHOR_UNSAFE = re.compile(r"[^a-z0-9-]+")
 
 
 @dataclass
@@ -50,6 +48,12 @@ class Page:
     #: Mermaid text -> DOT text of the same picture, for the HTML version.
     diagrams: dict[str, str] = field(default_factory=dict)
     citations: list[SourceRef] = field(default_factory=list)
+    #: The entity the page is about, if any (its Turtle file and search entry come from it).
+    iri: str | None = None
+    #: Whether the page ends with a "Sources" list (source pages themselves do not).
+    show_sources: bool = True
+    #: How the "Sources" list is written (set by build_pages: titled links to the source pages).
+    render_sources: Callable[[list[SourceRef], str], str] | None = None
 
     def add(self, text: str) -> None:
         self.parts.append(text.rstrip("\n") + "\n")
@@ -70,8 +74,14 @@ class Page:
 
     def markdown(self) -> str:
         body = "\n".join(self.parts)
-        sources = "## Sources\n\n" + mdtext.numbered_sources(self.citations)
-        return f"{body}\n{sources}"
+        if not self.show_sources:
+            return body
+        listed = (
+            self.render_sources(self.citations, self.path)
+            if self.render_sources
+            else mdtext.numbered_sources(self.citations)
+        )
+        return f"{body}\n## Sources\n\n{listed}"
 
 
 class Site:
@@ -84,6 +94,18 @@ class Site:
         for folder, cls in PAGE_KINDS:
             for iri in data.of_type(cls):
                 self.pages.setdefault(iri, f"{folder}/{slug(iri)}.md")
+        #: Folder -> title of every other kind's index ("technologies" -> "Technologies").
+        self.kinds: dict[str, str] = {}
+        for iri in data.ordered(list(self.catalog.records)):
+            if iri in self.pages or any(self.catalog.is_a(iri, cls) for cls in NOT_IN_GLOSSARY):
+                continue
+            kind = self.catalog.most_specific_type(self.catalog.get(iri))
+            folder = kind_folder(kind)
+            self.kinds.setdefault(folder, plural(kind).capitalize())
+            self.pages[iri] = f"{folder}/{slug(iri)}.md"
+        for folder, _ in PAGE_KINDS:
+            if any(path.startswith(folder + "/") for path in self.pages.values()):
+                self.kinds.setdefault(folder, folder.capitalize())
         self.anchors: dict[str, str] = {}
         used: set[str] = set()
         for iri in sorted(self.catalog.records):
@@ -124,21 +146,21 @@ class Site:
         return mdtext.link(text, href) if href else mdtext.md(text)
 
 
-def slug(iri: str) -> str:
-    """The file name of an entity's page: its IRI's local name (kg:nine-L8 -> nine-L8)."""
-    local = iri.rsplit("/", 1)[-1].rsplit("#", 1)[-1]
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", local).strip("-.") or "entity"
+def plural(kind: str) -> str:
+    """ "technology" -> "technologies", "configuration parameter" -> "configuration parameters"."""
+    head, _, last = kind.rpartition(" ")
+    if last.endswith("y") and last[-2:-1] not in "aeiou":
+        last = last[:-1] + "ies"
+    elif last.endswith(("s", "x", "ch", "sh")):
+        last += "es"
+    else:
+        last += "s"
+    return f"{head} {last}".strip()
 
 
-def anchor_for(iri: str) -> str:
-    return _ANCHOR_UNSAFE.sub("-", slug(iri).lower()).strip("-") or "entity"
-
-
-def relative(target: str, from_path: str) -> str:
-    path, _, fragment = target.partition("#")
-    start = posixpath.dirname(from_path) or "."
-    rel = posixpath.relpath(path, start)
-    return f"{rel}#{fragment}" if fragment else rel
+def kind_folder(kind: str) -> str:
+    """The folder of a kind's pages: its plural, slugged ("configuration-parameters")."""
+    return re.sub(r"[^a-z0-9]+", "-", plural(kind).lower()).strip("-") or "entities"
 
 
 @dataclass(frozen=True)
@@ -165,7 +187,12 @@ class DocsReport:
 
 def build_pages(engine: Any) -> list[Page]:
     """Every page of the site, built in memory (nothing written)."""
-    from stackgraph.graph.export import docindex, docpages
+    return build_site(engine)[1]
+
+
+def build_site(engine: Any) -> tuple[Site, list[Page]]:
+    """The site's links and every page of it, built in memory (nothing written)."""
+    from stackgraph.graph.export import docentity, docindex, docpages, docsearch, docsources, docvocab
 
     data = docdata.load(engine.catalog)
     site = Site(data)
@@ -176,12 +203,27 @@ def build_pages(engine: Any) -> list[Page]:
     pages = [build() for build in builders]
     for iri, path in sorted(site.pages.items(), key=lambda item: item[1]):
         if path.startswith("layers/"):
-            pages.append(docpages.layer_page(engine, site, iri))
+            page = docpages.layer_page(engine, site, iri)
         elif path.startswith("workloads/"):
-            pages.append(docpages.workload_page(engine, site, iri))
+            page = docpages.workload_page(engine, site, iri)
+        elif path.startswith("symptoms/"):
+            page = docpages.symptom_page(site, iri)
         else:
-            pages.append(docpages.symptom_page(site, iri))
-    return pages
+            page = docentity.entity_page(engine, site, iri)
+        page.iri = iri
+        pages.append(page)
+    for folder, title in sorted(site.kinds.items()):
+        members = [iri for iri, path in site.pages.items() if path.startswith(folder + "/")]
+        pages.append(docentity.kind_index_page(site, folder, title, data.ordered(members)))
+    pages.append(docvocab.vocabulary_page(site))
+    sources = docsources.SourceIndex.load(
+        engine.catalog.graph, {iri: data.sources(iri) for iri in site.pages}
+    )
+    pages.extend(docsources.source_pages(sources, site.link, engine.catalog))
+    pages.append(docsearch.search_page())
+    for page in pages:
+        page.render_sources = sources.numbered
+    return site, pages
 
 
 def write_docs(engine: Any, outdir: str | Path, fmt: str = "markdown") -> DocsReport:
@@ -196,13 +238,17 @@ def write_docs(engine: Any, outdir: str | Path, fmt: str = "markdown") -> DocsRe
         raise ValueError(f"unknown docs format {fmt!r}; use one of {', '.join(FORMATS)}")
     root = Path(outdir)
     root.mkdir(parents=True, exist_ok=True)
-    pages = build_pages(engine)
+    from stackgraph.graph.export import docsearch, docturtle
+
+    site, pages = build_site(engine)
     written: dict[str, bytes] = {page.path: page.markdown().encode("utf-8") for page in pages}
+    written.update(docturtle.turtle_files(engine.catalog.graph, [(p.iri, p.path) for p in pages if p.iri]))
+    written.update(docsearch.index_files(site, pages, html=fmt == "html"))
     svg = False
     if fmt == "html":
         from stackgraph.graph.export import dochtml
 
-        html_files, svg = dochtml.render_site(pages)
+        html_files, svg = dochtml.render_site(pages, site)
         written.update(html_files)
     previous = _read_manifest(root)
     for rel, content in sorted(written.items()):

@@ -8,6 +8,7 @@ can never be triggered by a label.
 
 from __future__ import annotations
 
+import html
 import textwrap
 
 from stackgraph.graph.catalog import local_name
@@ -34,9 +35,23 @@ def quote(text: str) -> str:
     return '"' + flat.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def quote_lines(lines: list[str]) -> str:
-    """A DOT string of several lines (``\\n`` between them), each escaped as ``quote`` does."""
-    return '"' + "\\n".join(quote(line)[1:-1] for line in lines) + '"'
+def _html(text: str) -> str:
+    return html.escape(" ".join(str(text).split()), quote=True)
+
+
+def legend_table(diagram: Diagram) -> str:
+    """The legend as one node holding an HTML-like table: one coloured row per family drawn, then
+    the "and N more" note. One node, so it adds one column to the layout, never a chain of nodes
+    (and no rank constraints, which Graphviz cannot always combine with clusters)."""
+    rows = ['<TR><TD COLSPAN="1" BORDER="0"><B>Legend</B></TD></TR>']
+    for family in diagram.families:
+        rows.append(
+            f'<TR><TD BGCOLOR="{family.fill}" COLOR="{family.stroke}">{_html(family.label)}</TD></TR>'
+        )
+    if diagram.note:
+        note = "<BR/>".join(_html(line) for line in wrap("… " + diagram.note, 40))
+        rows.append(f'<TR><TD BORDER="0" ALIGN="LEFT" BALIGN="LEFT">{note}</TD></TR>')
+    return '<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="2" CELLPADDING="4">' + "".join(rows) + "</TABLE>"
 
 
 def _node(node: NodeView) -> str:
@@ -73,21 +88,7 @@ def to_dot(diagram: Diagram, legend: bool = True) -> str:
             f"tooltip={quote(edge.label)}];"
         )
     if legend and (diagram.families or diagram.note):
-        lines.append("  subgraph cluster_legend {")
-        # rank=same stacks the entries in one column (across the flow), so the legend adds height, not width.
-        lines.append('    label="Legend"; style=dashed; color="#9ca3af"; fontsize=10; rank=same;')
-        for family in diagram.families:
-            name = quote(f"legend:{family.key}")
-            lines.append(
-                f"    {name} [label={quote(family.label)}, shape={family.dot_shape}, "
-                f'fillcolor="{family.fill}", color="{family.stroke}"];'
-            )
-        if diagram.note:
-            lines.append(
-                f'    "legend:note" [label={quote_lines(wrap("… " + diagram.note, 40))}, shape=note, '
-                'fillcolor="#f9fafb", color="#9ca3af", style="filled,dashed"];'
-            )
-        lines.append("  }")
+        lines.append(f'  "legend" [shape=plain, label=<{legend_table(diagram)}>];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -106,6 +107,27 @@ def render(dot_text: str, fmt: str) -> bytes:
     except graphviz.CalledProcessError as error:
         detail = (error.stderr or b"").decode("utf-8", "replace").strip().splitlines()
         raise ExportError(f"Graphviz dot failed: {detail[0] if detail else error}") from None
+
+
+def render_svgs(dot_texts: list[str], workers: int = 2) -> list[str | None]:
+    """Many graphs drawn as SVG, ``workers`` ``dot`` processes at a time; a graph Graphviz fails
+    on comes back as None. (One ``dot`` fed many graphs would be faster, but Graphviz 2.x/12.x
+    can crash part-way through such a stream, so every graph gets its own process.)
+
+    Raises RendererMissing when ``dot`` is not installed.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(text: str) -> str | None:
+        try:
+            return render(text, "svg").decode("utf-8")
+        except RendererMissing:
+            raise
+        except ExportError:
+            return None
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, dot_texts))
 
 
 def to_svg(diagram: Diagram, legend: bool = True) -> str:
