@@ -305,13 +305,18 @@ class Linker:
                     self.direct[form].add(rec.iri)
             for form in _variants(rec.label)[0]:
                 self.primary[form].add(rec.iri)
-        self._class_rank = {
-            rec.iri: min(
-                (i for i, cls in enumerate(CLASS_PRIORITY) if self.catalog.is_a(rec.iri, SG[cls])),
-                default=len(CLASS_PRIORITY),
-            )
-            for rec in self.catalog.records.values()
-        }
+        priority = [str(SG[cls]) for cls in CLASS_PRIORITY]
+        rank_of_types: dict[frozenset[str], int] = {}  # entities share a few type sets: rank each once
+        self._class_rank = {}
+        for rec in self.catalog.records.values():
+            types = frozenset(rec.types)
+            rank = rank_of_types.get(types)
+            if rank is None:
+                rank = rank_of_types[types] = min(
+                    (i for i, cls in enumerate(priority) if self.catalog.is_a(rec.iri, cls)),
+                    default=len(CLASS_PRIORITY),
+                )
+            self._class_rank[rec.iri] = rank
         self.max_words = max((len(f.split()) for f in self.forms), default=1)
         self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
         self._semantic = None
