@@ -67,6 +67,7 @@ def test_a_corrupt_embedding_index_is_rebuilt_with_one_line(tmp_path, capsys, ho
     assert err.count("\n") == 1 and "unusable" in err and "rebuilding" in err
     assert np.allclose(again.vectors, built.vectors) and again.keys == built.keys
     repaired = EmbeddingIndex.load_or_build(PAIRS, "h", embedder, cache_dir=tmp_path)
+    assert repaired.keys == built.keys
     assert embedder.encoded == 2 * len(PAIRS)  # the rebuilt cache is good again
 
 
