@@ -7,7 +7,6 @@ that every surface can say "L8 Node Interconnect" without another query.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections import defaultdict
@@ -231,76 +230,38 @@ _CACHE_FORMAT = 1
 def _cache_path(content_hash: str) -> Path:
     from stackgraph.graph.cachefiles import cache_root
 
-    return cache_root() / "catalogs" / f"{content_hash}-{_CACHE_FORMAT}.json"
+    return cache_root() / "catalogs" / f"{content_hash}-{_CACHE_FORMAT}.pickle"
+
+
+def _cache_header(content_hash: str) -> dict:
+    return {"cache": "catalog", "format": _CACHE_FORMAT, "content_hash": content_hash}
 
 
 def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
     """The catalog for ``graph``, read from its cache when one was written for this content.
 
-    A cache that is empty, not JSON, or written for other content is rebuilt with a one-line message.
+    The cache is a pickle read by a restricted unpickler (only the catalog's own record classes and
+    plain containers): 100k records load in about a second, where JSON took three. A cache that is
+    empty, torn, or written for other content is rebuilt with a one-line message.
     """
-    from stackgraph.graph.cachefiles import log, write_bytes
+    from stackgraph.graph.cachefiles import log, read_pickle, write_pickle
 
     path = _cache_path(content_hash)
     if path.is_file():
         try:
-            return _from_json(graph, json.loads(path.read_bytes()), content_hash)
-        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
+            records, parents = read_pickle(path, _cache_header(content_hash), (EntityRecord, SourceRef))
+            if not isinstance(records, dict) or not isinstance(parents, dict):
+                raise ValueError("not a catalog")
+            return Catalog(graph, records=records, parents=parents)
+        except (OSError, ValueError) as error:
             log(f"catalog cache {path.name} unusable ({' '.join(str(error).split())[:100]}); rebuilding it")
     catalog = Catalog(graph)
     if len(catalog.records) >= CACHE_MIN_RECORDS:
         try:
-            write_bytes(path, json.dumps(_to_json(catalog, content_hash), ensure_ascii=False).encode())
+            write_pickle(path, _cache_header(content_hash), (catalog.records, dict(catalog._parents)))
         except OSError as error:
             log(f"could not cache the catalog ({error})")
     return catalog
-
-
-def _to_json(catalog: Catalog, content_hash: str) -> dict:
-    records = [
-        [
-            r.iri,
-            r.label,
-            sorted(r.types),
-            r.type_labels,
-            sorted(r.alt_labels),
-            sorted(r.hidden_labels),
-            r.code,
-            r.model,
-            r.model_label,
-            r.definition,
-            [[s.document, s.section, s.iri] for s in r.sources],
-        ]
-        for r in catalog.records.values()
-    ]
-    parents = {c: sorted(p) for c, p in catalog._parents.items()}
-    return {"format": _CACHE_FORMAT, "content_hash": content_hash, "parents": parents, "records": records}
-
-
-def _from_json(graph: rdflib.Graph, data: object, content_hash: str) -> Catalog:
-    if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT:
-        raise ValueError("not a catalog cache of this format")
-    if data.get("content_hash") != content_hash:
-        raise ValueError("written for other content")
-    records: dict[str, EntityRecord] = {}
-    for iri, label, types, type_labels, alts, hiddens, code, model, model_label, definition, sources in data[
-        "records"
-    ]:
-        records[str(iri)] = EntityRecord(
-            iri=str(iri),
-            label=str(label),
-            types=set(types),
-            type_labels=dict(type_labels),
-            alt_labels=set(alts),
-            hidden_labels=set(hiddens),
-            code=code,
-            model=model,
-            model_label=model_label,
-            definition=definition,
-            sources=[SourceRef(document=d, section=s, iri=i) for d, s, i in sources],
-        )
-    parents = {str(c): set(p) for c, p in dict(data["parents"]).items()}
-    return Catalog(graph, records=records, parents=parents)
 
 
 def _rows(graph: rdflib.Graph, query: str, columns: tuple[str, ...]) -> Iterator[tuple[str | None, ...]]:

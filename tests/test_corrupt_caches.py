@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -97,8 +98,26 @@ def inventory(tmp_path) -> Path:
     return write_inventory(30, tmp_path / "inventory.ttl")
 
 
-@pytest.mark.parametrize("content", ["", "null", "[1, 2]", '{"format": 1, "content_hash": "other"}'])
-def test_a_corrupt_catalog_cache_is_rebuilt(tmp_path, monkeypatch, capsys, content) -> None:
+class _Exploit:
+    """Unpickling this would run a command: a restricted unpickler must refuse it."""
+
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/stackgraph-pwned",))
+
+
+_BAD_CATALOGS = {
+    "empty": b"",
+    "null": b"null",
+    "torn": pickle.dumps({"cache": "catalog"})[:-3],
+    "other content": pickle.dumps({"cache": "catalog", "format": 1, "content_hash": "other"})
+    + pickle.dumps(({}, {})),
+    "code": pickle.dumps({"cache": "catalog", "format": 1, "content_hash": "h1"}) + pickle.dumps(_Exploit()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BAD_CATALOGS))
+def test_a_corrupt_catalog_cache_is_rebuilt(tmp_path, monkeypatch, capsys, name) -> None:
+    content = _BAD_CATALOGS[name]
     from stackgraph.graph import catalog
     from stackgraph.graph.store import load_graph
 
@@ -108,13 +127,16 @@ def test_a_corrupt_catalog_cache_is_rebuilt(tmp_path, monkeypatch, capsys, conte
     built = catalog.load_catalog(graph, "h1")
     path = catalog._cache_path("h1")
     assert path.is_file()
+    capsys.readouterr()
     assert catalog.load_catalog(graph, "h1").records == built.records  # read back whole
-    path.write_text(content)
+    assert capsys.readouterr().err == ""  # from the cache, not rebuilt
+    path.write_bytes(content)
     capsys.readouterr()
     again = catalog.load_catalog(graph, "h1")
     err = capsys.readouterr().err
     assert again.records == built.records
     assert err.count("\n") == 1 and "catalog cache" in err and "rebuilding" in err
+    assert not Path("/tmp/stackgraph-pwned").exists()
 
 
 def test_an_incomplete_user_data_store_is_rebuilt(tmp_path, inventory) -> None:
@@ -134,3 +156,13 @@ def test_an_incomplete_user_data_store_is_rebuilt(tmp_path, inventory) -> None:
     assert second.returncode == 0 and second.stdout == first.stdout
     assert "incomplete; rebuilding it" in second.stderr and second.stderr.count("\n") == 1
     assert (stores[0] / "stackgraph-complete").is_file()
+
+
+def test_pickled_caches_round_trip_nested_containers(tmp_path) -> None:
+    """Two pickles in one file, each read by its own unpickler (shared memo numbering broke sets)."""
+    payload = ({"a": {"x", "y"}, "b": {"x"}}, {"a": {"y"}}, {"k": 1})
+    path = tmp_path / "t.pickle"
+    cachefiles.write_pickle(path, {"format": 1}, payload)
+    assert cachefiles.read_pickle(path, {"format": 1}) == payload
+    with pytest.raises(ValueError):
+        cachefiles.read_pickle(path, {"format": 2})
