@@ -70,7 +70,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from stackgraph.graph.store import DataFileError, parse_file
-    from stackgraph.graph.validate import validate
+    from stackgraph.graph.validate import validate_auto
 
     args.data = [*(args.data or []), *args.files]
     shapes = Path(args.shapes) if args.shapes else None
@@ -78,7 +78,7 @@ def run_validate(args: argparse.Namespace) -> int:
         if shapes is not None:
             parse_file(shapes)  # a broken shapes file is reported like a data file: FILE:LINE: reason
         loaded, _seconds = _open(args, check_data=False)
-        report = validate(loaded.graph, shapes)
+        report = validate_auto(loaded.graph, shapes, progress=_progress("checking the shapes"))
     except DataFileError as problem:
         return error(str(problem))
     except (OSError, ValueError, SyntaxError) as problem:  # an unreadable --shapes file, a store down
@@ -89,6 +89,13 @@ def run_validate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_report(report, loaded))
     return EXIT_OK if report.conforms else EXIT_NOT_FOUND
+
+
+def _progress(what: str):
+    """Progress of a long validation on stderr (graph/userstore.py's reporter)."""
+    from stackgraph.graph.userstore import progress_reporter
+
+    return progress_reporter(what)
 
 
 def _what(loaded: LoadedGraph) -> str:

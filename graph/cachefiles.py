@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 
 def log(message: str) -> None:
@@ -75,4 +77,51 @@ def write_bytes(dest: Path, data: bytes) -> None:
         tmp.write_bytes(data)
 
 
-__all__ = ["atomic_target", "cache_root", "fsync_directory", "log", "write_bytes"]
+class _Restricted(pickle.Unpickler):
+    """Unpickles only plain containers and the classes a cache names: a cache file can never run code."""
+
+    def __init__(self, file: BinaryIO, allowed: dict[tuple[str, str], type]) -> None:
+        super().__init__(file)
+        self._allowed = {("builtins", "set"): set, ("builtins", "frozenset"): frozenset, **allowed}
+
+    def find_class(self, module: str, name: str) -> type:
+        found = self._allowed.get((module, name))
+        if found is None:
+            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache")
+        return found
+
+
+def write_pickle(dest: Path, header: dict, payload: object) -> None:
+    """``header`` (plain values: format, content hash) then ``payload``, written atomically."""
+    with atomic_target(dest) as tmp, tmp.open("wb") as handle:
+        pickle.dump(header, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def read_pickle(path: Path, header: dict, allowed: tuple[type, ...] = ()) -> object:
+    """The payload of a cache written by :func:`write_pickle` with the same ``header``.
+
+    Raises ValueError for a file that is empty, torn, of another format or content, or that names
+    a class outside ``allowed``; callers rebuild the cache then.
+    """
+    classes = {(cls.__module__, cls.__qualname__): cls for cls in allowed}
+    try:
+        with path.open("rb") as handle:
+            # One unpickler per pickle: protocol 4 numbers its memo from the unpickler's memo size.
+            found = _Restricted(handle, classes).load()
+            if found != header:
+                raise ValueError("written by another version or for other content")
+            return _Restricted(handle, classes).load()
+    except (pickle.UnpicklingError, EOFError, AttributeError, IndexError, TypeError) as error:
+        raise ValueError(f"unreadable ({type(error).__name__}: {error})") from None
+
+
+__all__ = [
+    "atomic_target",
+    "cache_root",
+    "fsync_directory",
+    "log",
+    "read_pickle",
+    "write_bytes",
+    "write_pickle",
+]

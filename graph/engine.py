@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from stackgraph.graph.catalog import PREFIX_DECL, Catalog, normalize
+from stackgraph.graph.catalog import PREFIX_DECL, load_catalog, normalize
 from stackgraph.graph.lexical import LexicalIndex, build_lexical_index
 from stackgraph.graph.model import (
     Answer,
@@ -45,7 +45,7 @@ class Engine:
     def __init__(self, loaded: LoadedGraph, semantic: bool = True) -> None:
         self.loaded = loaded
         self.graph = loaded.graph
-        self.catalog = Catalog(loaded.graph)
+        self.catalog = load_catalog(loaded.graph, loaded.content_hash)
         #: Whether linking may fall back to the embedding model (off in tests that must be fast).
         self.semantic = semantic
         self._linker: Linker | None = None
@@ -89,8 +89,15 @@ class Engine:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""
         found = self._members.get(classes)
         if found is None:  # answerers ask for the same classes on every question: compute once
-            wanted = [SG[c] for c in classes]
-            found = sorted(i for i in self.catalog.records if any(self.catalog.is_a(i, c) for c in wanted))
+            wanted = [str(SG[c]) for c in classes]
+            verdicts: dict[frozenset[str], bool] = {}  # per type set: entities share a few
+            found = []
+            for iri, rec in self.catalog.records.items():
+                types = frozenset(rec.types)
+                if types not in verdicts:
+                    verdicts[types] = any(self.catalog.is_a(iri, c) for c in wanted)
+                if verdicts[types]:
+                    found.append(iri)
             self._members[classes] = found
         return list(found)
 

@@ -293,31 +293,50 @@ class Linker:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.catalog = engine.catalog
-        self.forms: dict[str, set[str]] = defaultdict(set)
-        self.primary: dict[str, set[str]] = defaultdict(set)  # forms of rdfs:label
-        self.direct: dict[str, set[str]] = defaultdict(set)  # forms of any label, not derived
-        for rec in self.catalog.records.values():
-            for label in self.catalog.all_labels(rec):
-                direct, derived = _variants(label)
-                for form in direct | derived:
-                    self.forms[form].add(rec.iri)
-                for form in direct:
-                    self.direct[form].add(rec.iri)
-            for form in _variants(rec.label)[0]:
-                self.primary[form].add(rec.iri)
-        self._class_rank = {
-            rec.iri: min(
-                (i for i, cls in enumerate(CLASS_PRIORITY) if self.catalog.is_a(rec.iri, SG[cls])),
-                default=len(CLASS_PRIORITY),
-            )
-            for rec in self.catalog.records.values()
-        }
+        tables = _load_tables(engine)
+        if tables is None:
+            tables = self._build_tables()
+            _save_tables(engine, tables)
+        forms, primary, direct, self._class_rank = tables
+        self.forms: dict[str, set[str]] = defaultdict(set, forms)
+        self.primary: dict[str, set[str]] = defaultdict(set, primary)  # forms of rdfs:label
+        self.direct: dict[str, set[str]] = defaultdict(set, direct)  # forms of any label, not derived
         self.max_words = max((len(f.split()) for f in self.forms), default=1)
         self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
         self._semantic = None
         self._semantic_lock = threading.Lock()
         #: Recent semantic lookups: one question asks several answerers, each would encode again.
         self._semantic_cache: dict[str, list[tuple[str, float, str]]] = {}
+
+    def _build_tables(
+        self,
+    ) -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, set[str]], dict[str, int]]:
+        """(forms, primary forms, direct forms, class rank): every name of every entity, normalised."""
+        forms: dict[str, set[str]] = defaultdict(set)
+        primary: dict[str, set[str]] = defaultdict(set)
+        direct_forms: dict[str, set[str]] = defaultdict(set)
+        for rec in self.catalog.records.values():
+            for label in self.catalog.all_labels(rec):
+                direct, derived = _variants(label)
+                for form in direct | derived:
+                    forms[form].add(rec.iri)
+                for form in direct:
+                    direct_forms[form].add(rec.iri)
+            for form in _variants(rec.label)[0]:
+                primary[form].add(rec.iri)
+        priority = [str(SG[cls]) for cls in CLASS_PRIORITY]
+        rank_of_types: dict[frozenset[str], int] = {}  # entities share a few type sets: rank each once
+        class_rank: dict[str, int] = {}
+        for rec in self.catalog.records.values():
+            types = frozenset(rec.types)
+            rank = rank_of_types.get(types)
+            if rank is None:
+                rank = rank_of_types[types] = min(
+                    (i for i, cls in enumerate(priority) if self.catalog.is_a(rec.iri, cls)),
+                    default=len(CLASS_PRIORITY),
+                )
+            class_rank[rec.iri] = rank
+        return dict(forms), dict(primary), dict(direct_forms), class_rank
 
     # ------------------------------------------------------------------ mentions
 
@@ -606,3 +625,49 @@ def _has_type(linker: Linker, rec: EntityRecord, wanted: str) -> bool:
     return any(
         linker.catalog.is_a(rec.iri, SG[w]) for w in (wanted.strip(), wanted.strip().title().replace(" ", ""))
     )
+
+
+#: Bump when what the name tables hold changes (cached ones are then rebuilt).
+_TABLES_FORMAT = 1
+
+
+def _tables_path(engine: Engine):
+    from stackgraph.graph.cachefiles import cache_root
+
+    return cache_root() / "linker" / f"{engine.loaded.content_hash}-{_TABLES_FORMAT}.pickle"
+
+
+def _tables_header(engine: Engine) -> dict:
+    return {"cache": "linker", "format": _TABLES_FORMAT, "content_hash": engine.loaded.content_hash}
+
+
+def _load_tables(engine: Engine):
+    """The name tables cached for this graph content (large graphs only), or None."""
+    from stackgraph.graph.cachefiles import log, read_pickle
+    from stackgraph.graph.catalog import CACHE_MIN_RECORDS
+
+    if len(engine.catalog.records) < CACHE_MIN_RECORDS:
+        return None
+    path = _tables_path(engine)
+    if not path.is_file():
+        return None
+    try:
+        tables = read_pickle(path, _tables_header(engine))
+        if not (isinstance(tables, tuple) and len(tables) == 4 and all(isinstance(t, dict) for t in tables)):
+            raise ValueError("not the linker's tables")
+        return tables
+    except (OSError, ValueError) as error:
+        log(f"name table cache {path.name} unusable ({' '.join(str(error).split())[:100]}); rebuilding it")
+        return None
+
+
+def _save_tables(engine: Engine, tables) -> None:
+    from stackgraph.graph.cachefiles import log, write_pickle
+    from stackgraph.graph.catalog import CACHE_MIN_RECORDS
+
+    if len(engine.catalog.records) < CACHE_MIN_RECORDS:
+        return
+    try:
+        write_pickle(_tables_path(engine), _tables_header(engine), tables)
+    except OSError as error:
+        log(f"could not cache the name tables ({error})")

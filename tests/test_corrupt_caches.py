@@ -1,0 +1,168 @@
+"""Corrupt caches (a power loss, a full disk, an editor) are rebuilt with one line, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from stackgraph.graph import cachefiles
+from stackgraph.graph.embeddings import EmbeddingIndex
+
+PAIRS = [("kg:a", "alpha"), ("kg:b", "beta"), ("kg:c", "gamma")]
+
+
+class _FakeEmbedder:
+    """Deterministic 8-dimensional vectors: enough to write, read and compare an index."""
+
+    model_id = "fake-8"
+    dimension = 8
+
+    def __init__(self) -> None:
+        self.encoded = 0
+
+    def encode(self, texts):
+        self.encoded += len(texts)
+        rows = [
+            np.frombuffer((t * 8).encode()[:8].ljust(8, b"x"), dtype=np.uint8).astype(np.float32)
+            for t in texts
+        ]
+        vectors = np.array(rows, dtype=np.float32).reshape(len(texts), 8)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _corrupt(path: Path, how: str) -> None:
+    if how == "empty npz":
+        path.write_bytes(b"")
+    elif how == "null json":
+        path.with_suffix(".json").write_text("null")
+    elif how == "truncated json":
+        path.with_suffix(".json").write_text('{"format": 1, "keys": [')
+    elif how == "wrong dimension":
+        meta = json.loads(path.with_suffix(".json").read_text())
+        with path.open("wb") as handle:
+            np.savez(handle, vectors=np.zeros((len(meta["keys"]), 5), np.float32), content_hash=np.array("h"))
+    elif how == "pickled object":
+        with path.open("wb") as handle:
+            np.savez(handle, vectors=np.array([object()], dtype=object), content_hash=np.array("h"))
+
+
+@pytest.mark.parametrize(
+    "how", ["empty npz", "null json", "truncated json", "wrong dimension", "pickled object"]
+)
+def test_a_corrupt_embedding_index_is_rebuilt_with_one_line(tmp_path, capsys, how) -> None:
+    embedder = _FakeEmbedder()
+    built = EmbeddingIndex.load_or_build(PAIRS, "h", embedder, cache_dir=tmp_path)
+    path = EmbeddingIndex.cache_path("h", embedder.model_id, tmp_path)
+    capsys.readouterr()
+    _corrupt(path, how)
+    again = EmbeddingIndex.load_or_build(PAIRS, "h", embedder, cache_dir=tmp_path)
+    err = capsys.readouterr().err
+    assert embedder.encoded == 2 * len(PAIRS)  # rebuilt, not trusted
+    assert err.count("\n") == 1 and "unusable" in err and "rebuilding" in err
+    assert np.allclose(again.vectors, built.vectors) and again.keys == built.keys
+    repaired = EmbeddingIndex.load_or_build(PAIRS, "h", embedder, cache_dir=tmp_path)
+    assert repaired.keys == built.keys
+    assert embedder.encoded == 2 * len(PAIRS)  # the rebuilt cache is good again
+
+
+def test_atomic_writes_fsync_before_the_rename(tmp_path, monkeypatch) -> None:
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append("replace"), real_replace(a, b))[1])
+    target = tmp_path / "sub" / "file.bin"
+    cachefiles.write_bytes(target, b"data")
+    assert target.read_bytes() == b"data"
+    assert events[0] == "fsync" and "replace" in events and events.index("fsync") < events.index("replace")
+    assert [p.name for p in target.parent.iterdir()] == ["file.bin"]  # no temporary left behind
+
+
+def _ask(cache: Path, data: Path, question: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, STACKGRAPH_CACHE_DIR=str(cache), STACKGRAPH_DISK_STORE_MIN_BYTES="0")
+    command = [sys.executable, "-m", "stackgraph.cli", "ask", "--data", str(data), question]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture
+def inventory(tmp_path) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from scale_inventory import write_inventory
+
+    return write_inventory(30, tmp_path / "inventory.ttl")
+
+
+class _Exploit:
+    """Unpickling this would run a command: a restricted unpickler must refuse it."""
+
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/stackgraph-pwned",))
+
+
+_BAD_CATALOGS = {
+    "empty": b"",
+    "null": b"null",
+    "torn": pickle.dumps({"cache": "catalog"})[:-3],
+    "other content": pickle.dumps({"cache": "catalog", "format": 1, "content_hash": "other"})
+    + pickle.dumps(({}, {})),
+    "code": pickle.dumps({"cache": "catalog", "format": 1, "content_hash": "h1"}) + pickle.dumps(_Exploit()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_BAD_CATALOGS))
+def test_a_corrupt_catalog_cache_is_rebuilt(tmp_path, monkeypatch, capsys, name) -> None:
+    content = _BAD_CATALOGS[name]
+    from stackgraph.graph import catalog
+    from stackgraph.graph.store import load_graph
+
+    monkeypatch.setenv("STACKGRAPH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(catalog, "CACHE_MIN_RECORDS", 0)
+    graph = load_graph().graph
+    built = catalog.load_catalog(graph, "h1")
+    path = catalog._cache_path("h1")
+    assert path.is_file()
+    capsys.readouterr()
+    assert catalog.load_catalog(graph, "h1").records == built.records  # read back whole
+    assert capsys.readouterr().err == ""  # from the cache, not rebuilt
+    path.write_bytes(content)
+    capsys.readouterr()
+    again = catalog.load_catalog(graph, "h1")
+    err = capsys.readouterr().err
+    assert again.records == built.records
+    assert err.count("\n") == 1 and "catalog cache" in err and "rebuilding" in err
+    assert not Path("/tmp/stackgraph-pwned").exists()
+
+
+def test_an_incomplete_user_data_store_is_rebuilt(tmp_path, inventory) -> None:
+    """A cached user-data store is used, then broken, then rebuilt with one line."""
+    cache = tmp_path / "cache"
+    (cache / "models").parent.mkdir(parents=True, exist_ok=True)
+    models = cachefiles.cache_root() / "models"
+    if models.exists():
+        (cache / "models").symlink_to(models)  # the ONNX model is not what this test is about
+    question = "where does GPU gpu-000000 fit?"
+    first = _ask(cache, inventory, question)
+    assert first.returncode == 0, first.stderr
+    stores = list((cache / "stores").iterdir())
+    assert len(stores) == 1 and (stores[0] / "stackgraph-complete").is_file()
+    (stores[0] / "stackgraph-complete").unlink()  # as if the build had been killed half-way
+    second = _ask(cache, inventory, question)
+    assert second.returncode == 0 and second.stdout == first.stdout
+    assert "incomplete; rebuilding it" in second.stderr and second.stderr.count("\n") == 1
+    assert (stores[0] / "stackgraph-complete").is_file()
+
+
+def test_pickled_caches_round_trip_nested_containers(tmp_path) -> None:
+    """Two pickles in one file, each read by its own unpickler (shared memo numbering broke sets)."""
+    payload = ({"a": {"x", "y"}, "b": {"x"}}, {"a": {"y"}}, {"k": 1})
+    path = tmp_path / "t.pickle"
+    cachefiles.write_pickle(path, {"format": 1}, payload)
+    assert cachefiles.read_pickle(path, {"format": 1}) == payload
+    with pytest.raises(ValueError):
+        cachefiles.read_pickle(path, {"format": 2})
