@@ -55,6 +55,7 @@ class Engine:
         self._members: dict[tuple[str, ...], list[str]] = {}
         self._lock = threading.Lock()
         self._provenance: ProvenanceIndex | None = None
+        self._passages_lock = threading.Lock()
         # Read-through caches, filled on first use; the graph does not change while an engine lives.
         #: Each entity's edges (answering.evidence.fetch).
         self.facts_cache: dict[str, EntityFacts] = {}
@@ -135,12 +136,12 @@ class Engine:
     def passages(self) -> PassageIndex:
         """Every text statement of the graph as a ranked passage, built on first use."""
         if self._passages is None:
-            self.lexical  # noqa: B018 - built first: the passages read it, and the lock is not reentrant
-            with self._lock:
+            # Its own lock: building reads ``lexical``, which takes ``_lock``.
+            with self._passages_lock:
                 if self._passages is None:
-                    from stackgraph.graph.answering.passages import build
+                    from stackgraph.graph.answering.passages import load_or_build
 
-                    self._passages = build(self)
+                    self._passages = load_or_build(self)
         return self._passages
 
     @property

@@ -136,3 +136,33 @@ def test_weak_matches_are_offered_as_closest_not_asserted(engine: Engine, questi
     assert hedged == (hits[0].score < reports.ASSERT_SCORE)
     if hedged:
         assert answer.confidence <= 0.5
+
+
+def test_the_passage_cache_gives_the_index_it_was_built_from(
+    engine: Engine, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stackgraph.graph.answering import passages
+
+    monkeypatch.setenv("STACKGRAPH_CACHE_DIR", str(tmp_path))
+    built = passages.load_or_build(engine)  # nothing cached yet: builds and writes
+    assert list((tmp_path / "passages").glob("*.json"))
+    cached = passages.load_or_build(engine)
+    assert cached.passages == built.passages
+    assert cached._terms == built._terms
+    question = "the port negotiated below its rated speed and collectives got slow"
+    assert [h.passage.key for h in cached.rank(question, use_semantic=False)] == [
+        h.passage.key for h in built.rank(question, use_semantic=False)
+    ]
+
+
+def test_an_unreadable_passage_cache_is_rebuilt(
+    engine: Engine, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stackgraph.graph.answering import passages
+
+    monkeypatch.setenv("STACKGRAPH_CACHE_DIR", str(tmp_path))
+    path = passages._cache_path(engine)
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json", encoding="utf-8")
+    index = passages.load_or_build(engine)
+    assert len(index.passages) > 500

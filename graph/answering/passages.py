@@ -16,11 +16,14 @@ on disk keyed by the graph's content, like the entity index.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import os
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.catalog import PREFIX_DECL
@@ -101,25 +104,17 @@ class Hit:
 class PassageIndex:
     """BM25 over passages' stems (subject names included), fused with embedding similarity."""
 
-    def __init__(self, engine: Engine, passages: list[Passage]) -> None:
+    def __init__(
+        self, engine: Engine, passages: list[Passage], term_counts: list[dict[str, int]] | None = None
+    ) -> None:
+        """``term_counts`` (each passage's stems with counts) come from the disk cache when given."""
         self.engine = engine
         self.passages = passages
         self.index_of = {p.key: i for i, p in enumerate(passages)}
-        self._terms: list[dict[str, int]] = []
+        self._terms: list[dict[str, int]] = term_counts or [_term_counts(engine, p) for p in passages]
         self.postings: dict[str, list[int]] = defaultdict(list)
-        label_terms: dict[str, list[str]] = {}
         lengths = []
-        for i, passage in enumerate(passages):
-            names = label_terms.get(passage.subject)
-            if names is None:
-                rec = engine.catalog.get(passage.subject)
-                names = label_terms[passage.subject] = sorted(
-                    {t for label in (engine.catalog.all_labels(rec) if rec else ()) for t in terms(label)}
-                )
-            counts: dict[str, int] = defaultdict(int)
-            for term in [*names, *terms(passage.text)]:
-                counts[term] += 1
-            self._terms.append(dict(counts))
+        for i, counts in enumerate(self._terms):
             lengths.append(sum(counts.values()))
             for term in counts:
                 self.postings[term].append(i)
@@ -275,6 +270,58 @@ class PassageIndex:
                 scores[i] = (f + SUPPORT_WEIGHT * other, lx, sm)
         ranked = sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))[:k]
         return [Hit(self.passages[i], f, lx, sm) for i, (f, lx, sm) in ranked]
+
+
+def _term_counts(engine: Engine, passage: Passage) -> dict[str, int]:
+    """The passage's stems with counts, its subject's names included."""
+    rec = engine.catalog.get(passage.subject)
+    names = {t for label in (engine.catalog.all_labels(rec) if rec else ()) for t in terms(label)}
+    counts: dict[str, int] = defaultdict(int)
+    for term in [*sorted(names), *terms(passage.text)]:
+        counts[term] += 1
+    return dict(counts)
+
+
+def _cache_path(engine: Engine) -> Path:
+    """Keyed by the graph's content and by the code that verbalizes and stems (this module and
+    ``lexical``), so a change to either never meets passages built by the other."""
+    from stackgraph.graph import lexical
+
+    # ``embeddings.cache_root``'s rule, without importing numpy on the word-overlap-only path.
+    root = os.environ.get("STACKGRAPH_CACHE_DIR")
+    if not root:
+        import platformdirs
+
+        root = platformdirs.user_cache_dir("stackgraph")
+    code = b"".join(Path(m).read_bytes() for m in (__file__, lexical.__file__))
+    digest = hashlib.sha256(engine.loaded.content_hash.encode() + PASSAGES_VERSION.encode() + code)
+    return Path(root).expanduser() / "passages" / f"{digest.hexdigest()[:24]}.json"
+
+
+def load_or_build(engine: Engine) -> PassageIndex:
+    """The passage index from the disk cache (JSON, no pickle), else built and cached: building
+    costs a SPARQL query and stemming every passage, a few hundred ms of a cold start."""
+    try:
+        path = _cache_path(engine)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        passages = [Passage(*row) for row in data["passages"]]
+        counts = data["terms"]
+        if data.get("version") == PASSAGES_VERSION and len(counts) == len(passages):
+            return PassageIndex(engine, passages, counts)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # missing or unusable cache: build
+    index = build(engine)
+    try:
+        path = _cache_path(engine)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = [[p.key, p.subject, p.predicate, p.object, p.text, p.relation] for p in index.passages]
+        payload = {"version": PASSAGES_VERSION, "passages": rows, "terms": index._terms}
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a concurrent reader sees the old file or the new one
+    except OSError:
+        pass  # a read-only cache only costs the rebuild next time
+    return index
 
 
 def build(engine: Engine) -> PassageIndex:
