@@ -20,7 +20,6 @@ from stackgraph.graph.model import (
     EntityRef,
     LayerInfo,
     PathEdge,
-    SourceRef,
     TriageState,
     UnknownEntity,
 )
@@ -61,8 +60,6 @@ class Engine:
         self.facts_cache: dict[str, EntityFacts] = {}
         #: Predicate IRI -> its rdfs:label.
         self.predicate_labels: dict[str, str] = {}
-        #: Source section IRI -> SourceRef.
-        self.sections: dict[str, SourceRef] = {}
         #: Entities and their entity-to-entity edges as a networkx graph (paths).
         self.entity_graph: nx.MultiDiGraph | None = None
         #: Each entity's sg:position (a layer in its model, a step in its flow), for listing in order.
