@@ -327,3 +327,19 @@ def test_the_search_page_finds_entities(builtin_site: Path) -> None:
     assert (builtin_site / results["NVLink"][0]["u"]).is_file()
     assert any("OOM" in hit["t"] for hit in results["cuda oom"])
     assert results["zzzqqq"] == []
+
+
+def test_no_empty_columns_and_no_repeated_rows(builtin_site: Path) -> None:
+    table_row = re.compile(r"^\|.*\|$", re.MULTILINE)
+    for page in _pages(builtin_site):
+        text = page.read_text(encoding="utf-8")
+        for table in re.split(r"\n(?!\|)", text):
+            rows = [r for r in table_row.findall(table) if not r.startswith("|---")]
+            if len(rows) < 2:
+                continue
+            cells = [[c.strip() for c in re.split(r"(?<!\\)\|", r)[1:-1]] for r in rows[1:]]
+            for i, header in enumerate(re.split(r"(?<!\\)\|", rows[0])[1:-1]):
+                assert any(len(row) > i and row[i] for row in cells), (
+                    f"{page.name}: empty column {header.strip()}"
+                )
+            assert len(set(rows[1:])) == len(rows[1:]), f"{page.name}: a row is repeated"

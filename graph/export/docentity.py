@@ -14,7 +14,14 @@ from rdflib import Literal
 from rdflib.namespace import DCTERMS, RDF, RDFS, SKOS
 
 from stackgraph.graph.export import mdtext
-from stackgraph.graph.export.docpages import SPARQL_ENDPOINT, _basis_text, diagram, entity_list, header
+from stackgraph.graph.export.docpages import (
+    SPARQL_ENDPOINT,
+    _basis_text,
+    diagram,
+    entity_list,
+    header,
+    merged,
+)
 from stackgraph.graph.export.docsite import Page, Site
 from stackgraph.graph.store import SG
 
@@ -44,7 +51,7 @@ def entity_page(engine: Any, site: Site, iri: str) -> Page:
     page = Page(path=site.pages[iri], title=catalog.display(iri), iri=iri)
     header(site, page, iri)
 
-    placements = data.qualified_for(subject=iri, kind="placement")
+    placements = merged(data.qualified_for(subject=iri, kind="placement"))
     placed = {q.layer for q in placements}
     unqualified = [layer for layer in data.links(iri, SG.fitsIn) if layer not in placed]
     if placements or unqualified:
@@ -59,7 +66,9 @@ def entity_page(engine: Any, site: Site, iri: str) -> Page:
             for q in placements
         ]
         rows += [[site.link(layer, page.path), "", "", page.cite(data.sources(iri))] for layer in unqualified]
-        page.add(mdtext.table(["Layer", "Role", "Basis", "Sources"], _unique(rows)))
+        page.add(
+            mdtext.table(*mdtext.without_empty_columns(["Layer", "Role", "Basis", "Sources"], _unique(rows)))
+        )
 
     vocab, own = data.vocab, data.sources(iri)
     facts, links = [], []

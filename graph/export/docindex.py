@@ -102,7 +102,8 @@ def index_page(engine: Any, site: Site) -> Page:
                     page.cite(data.sources(layer)),
                 ]
             )
-        page.add(mdtext.table(["Code", "Layer", "Runs in", "Responsible for", "Holds", "Sources"], rows))
+        headers = ["Code", "Layer", "Runs in", "Responsible for", "Holds", "Sources"]
+        page.add(mdtext.table(*mdtext.without_empty_columns(headers, rows)))
 
     page.add('<a id="crosswalk"></a>\n\n## Crosswalk\n')
     eight = [x for x in data.layers(MODELS[1])]

@@ -159,7 +159,7 @@ def layer_page(engine: Any, site: Site, iri: str) -> Page:
     if responsibilities:
         page.add("**Responsible for:**\n\n" + bullet_texts(page, responsibilities, own))
 
-    placements = data.qualified_for(layer=iri, kind="placement")
+    placements = merged(data.qualified_for(layer=iri, kind="placement"))
     placed = {q.subject for q in placements}
     unqualified = [s for s in data.linked_from(iri, SG.fitsIn) if s not in placed]
     page.add("## What it holds\n")
@@ -262,6 +262,22 @@ def _kind(site: Site, iri: str) -> str:
     return site.catalog.most_specific_type(rec) if rec else ""
 
 
+def merged(placements: list[Qualified]) -> list[Qualified]:
+    """One row per (entity, role, level, basis): the same placement stated by several sources
+    (UALink in L8, from two documents) is one row citing them all, not two identical rows."""
+    import dataclasses
+
+    rows: dict[tuple, Qualified] = {}
+    for q in placements:
+        key = (q.subject, q.kind, q.layer, q.role, q.level, q.basis)
+        if key in rows:
+            sources = tuple(dict.fromkeys(rows[key].sources + q.sources))
+            rows[key] = dataclasses.replace(rows[key], sources=sources)
+        else:
+            rows[key] = q
+    return list(rows.values())
+
+
 def _placement_row(site: Site, page: Page, q: Qualified) -> list[str]:
     basis = site.data.vocab.value_label(q.basis) if q.basis else ""
     return [
@@ -286,7 +302,7 @@ def diagnostic_table(site: Site, page: Page, iris: list[str]) -> str:
                 page.cite(site.data.sources(iri)),
             ]
         )
-    return mdtext.table(["Diagnostic", "Command", "Shows", "Sources"], rows)
+    return mdtext.table(*mdtext.without_empty_columns(["Diagnostic", "Command", "Shows", "Sources"], rows))
 
 
 def crosswalk_of(site: Site, iri: str) -> list[tuple[str, str]]:

@@ -58,6 +58,14 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def without_empty_columns(
+    headers: Sequence[str], rows: Sequence[Sequence[str]]
+) -> tuple[list[str], list[list[str]]]:
+    """The table with the columns no row fills left out (a model that records no "Runs in")."""
+    keep = [i for i in range(len(headers)) if any((row[i] or "").strip() for row in rows)]
+    return [headers[i] for i in keep], [[row[i] for i in keep] for row in rows]
+
+
 def mermaid_block(diagram_text: str) -> str:
     return f"```mermaid\n{diagram_text.rstrip()}\n```\n"
 
