@@ -2,8 +2,10 @@
 
 The built-in graph (the Turtle under ``stackgraph/ontology``) is loaded into rdflib's API over the
 Oxigraph engine (oxrdflib): per-query SPARQL about 30x faster than rdflib's Memory store, loading
-12x faster. User files given with ``--data`` are parsed into a scratch graph first, so a malformed
-file is reported (file, line, reason) and never leaves half its triples in the store.
+12x faster. User files given with ``--data`` are bulk-loaded by Oxigraph's own parsers into a
+store made for that load (graph/userdata.py, graph/userstore.py), so a malformed or hostile file is
+reported (file, line, reason) and never leaves half its triples behind. ``parse_file`` (rdflib's
+parsers) remains for small files such as a ``--shapes`` file.
 Every other module asks this one for a graph; swapping in a remote store only changes this file.
 """
 
