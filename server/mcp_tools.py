@@ -65,8 +65,7 @@ EntityName = Annotated[
     Field(
         min_length=1,
         max_length=300,
-        description='A name as people write it ("NVLink", "CUDA OOM", "eight L5", "the operational map\'s L2"), '
-        'a prefixed name ("kg:nvlink") or an IRI.',
+        description='A name as people write it ("NVLink", "CUDA OOM", "eight L5"), "kg:nvlink" or an IRI.',
     ),
 ]
 LayerModel = Annotated[

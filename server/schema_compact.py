@@ -39,7 +39,9 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     ``PageInfo`` definition (a ``$ref`` beside each page's own ``items``), a definition used
     once is written in place, and the rest in its short form; what validates is unchanged
     (tests validate every result against the schema sent)."""
-    schema = _compact(model.model_json_schema())
+    # Defaults say what an argument becomes when left out; a result always carries every field, so
+    # in an output schema they only cost bytes.
+    schema = _without_defaults(_compact(model.model_json_schema()))
     schema.pop("description", None)  # the tool's own description says what it returns
     for name in Bounded.model_fields:  # described once, in the server's instructions
         schema["properties"][name].pop("description", None)
@@ -64,6 +66,19 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
         if "properties" in definition:
             definition.pop("type", None)
     return schema
+
+
+def _without_defaults(node: Any, naming: bool = False) -> Any:
+    """``node`` without its ``default`` keywords (a property named "default" stays)."""
+    if isinstance(node, list):
+        return [_without_defaults(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        k: _without_defaults(v, k in ("properties", "$defs"))
+        for k, v in node.items()
+        if naming or k != "default"
+    }
 
 
 def _inline_single_use_pages(schema: dict[str, Any]) -> dict[str, Any]:

@@ -223,7 +223,9 @@ async def check_mermaid_from_text(client, e: Expected, workdir: Path) -> None:
         if cursor is None:
             break
     diagram = "".join(chunks)
-    assert len(chunks) > 1 and len(diagram) == record["total_chars"]
+    # A capped diagram may fit one chunk; reassembly over several is tested in memory
+    # (test_mcp_agent), where the chunk size can be made small.
+    assert len(diagram) == record["total_chars"]
     path = workdir / "export.mmd"
     path.write_text(diagram, encoding="utf-8")
     parsed = parse_files([path])

