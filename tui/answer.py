@@ -89,7 +89,15 @@ def context_of(answer: Answer, guess: str | None) -> str | None:
     """
     context = getattr(answer, "context", None)
     if context:
-        return getattr(context, "iri", None) or str(context)
+        iri = getattr(context, "iri", None)
+        if iri or "://" in str(context):
+            return iri or str(context)
+        # The engine names the subject by its display label ("PFC"): the answer's entity of that name.
+        named = str(context).casefold()
+        for entity in answer.entities:
+            if named in (entity.display.casefold(), entity.label.casefold()):
+                return entity.iri
+        return guess or str(context)
     if guess and any(e.iri == guess for e in answer.entities):
         return guess
     return None
