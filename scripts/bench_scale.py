@@ -120,6 +120,12 @@ def embedded(size: int, inventory: Path, work: Path, timeout: float) -> dict:
     first, first_rss, result = _run(command, env, timeout)
     later, _rss, again = _run(command, env, timeout)
     warm = _warm(json.dumps([str(inventory)]), "", env, timeout)
+    if result and again and (result.returncode, result.stdout) != (again.returncode, again.stdout):
+        print(
+            f"  first and later start differ at {size}: rc {result.returncode} vs {again.returncode}; "
+            f"{result.stdout[:200]!r} vs {again.stdout[:200]!r}; stderr {result.stderr[-300:]!r}",
+            file=sys.stderr,
+        )
     return {
         "size": size,
         "first_s": first,
