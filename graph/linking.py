@@ -464,36 +464,56 @@ class Linker:
     def _fuzzy(self, words: list[str], taken: list[bool]) -> list[Mention]:
         """Close spellings of names: runs of 2-3 words by edit ratio, single uncommon words by
         edit distance with transpositions ("NCLL" for NCCL, "NVLnik" for NVLink)."""
-        found = []
         common = self.engine.common_words
+        candidates: list[tuple[int, int, str]] = []  # (size, start, form), in the order they are taken
         for size in (3, 2, 1):
             for start in range(0, len(words) - size + 1):
-                if any(taken[start : start + size]):
-                    continue
                 chunk = words[start : start + size]
                 if all(w in STOPWORDS for w in chunk):
                     continue
                 form = " ".join(chunk)
-                if size == 1:
-                    if form in STOPWORDS or form in common or len(form) < 4:
-                        continue
-                    cutoff = 1 - 1 / len(form) - 0.01  # one edit
-                    best = process.extractOne(
-                        form, self._fuzzy_choices, scorer=OSA.normalized_similarity, score_cutoff=cutoff
-                    )
-                    score = best[1] if best else 0.0
-                else:
-                    best = process.extractOne(
-                        form, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=FUZZY_MIN
-                    )
-                    score = best[1] / 100 if best else 0.0
-                if best is None:
+                if size == 1 and (form in STOPWORDS or form in common or len(form) < 4):
                     continue
-                iri = self._rank(self.forms[best[0]], best[0], None)[0]
-                found.append(Mention(iri, start, start + size, form, score, "fuzzy"))
-                for i in range(start, start + size):
-                    taken[i] = True
+                candidates.append((size, start, form))
+        best = self._closest_names(candidates)
+        found = []
+        for (size, start, form), match in zip(candidates, best, strict=True):
+            if match is None or any(taken[start : start + size]):
+                continue
+            choice, score = match
+            iri = self._rank(self.forms[choice], choice, None)[0]
+            found.append(Mention(iri, start, start + size, form, score, "fuzzy"))
+            for i in range(start, start + size):
+                taken[i] = True
         return found
+
+    def _closest_names(self, candidates: list[tuple[int, int, str]]) -> list[tuple[str, float] | None]:
+        """For each candidate, the closest name form and its score in [0, 1], or None below the cutoff.
+
+        One ``cdist`` call per scorer compares every candidate with every name in C (a long report
+        has a hundred runs of words; one ``extractOne`` each cost several ms a question). Ties go to
+        the first name, as ``extractOne`` does."""
+        import numpy as np  # rapidfuzz's cdist returns an array; numpy is loaded by then anyway
+
+        out: list[tuple[str, float] | None] = [None] * len(candidates)
+        choices = self._fuzzy_choices
+        if not candidates or not choices:
+            return out
+        singles = [i for i, (size, _, _) in enumerate(candidates) if size == 1]
+        runs = [i for i, (size, _, _) in enumerate(candidates) if size > 1]
+        for indexes, scorer, scale in ((singles, OSA.normalized_similarity, 1.0), (runs, fuzz.ratio, 100.0)):
+            if not indexes:
+                continue
+            scores = process.cdist(
+                [candidates[i][2] for i in indexes], choices, scorer=scorer, dtype=np.float64
+            )
+            for row, i in zip(scores, indexes, strict=True):
+                j = int(np.argmax(row))
+                form = candidates[i][2]
+                cutoff = (1 - 1 / len(form) - 0.01) if scale == 1.0 else FUZZY_MIN
+                if row[j] >= cutoff and row[j] > 0:
+                    out[i] = (choices[j], row[j] / scale)
+        return out
 
     # ------------------------------------------------------------------ semantic
 

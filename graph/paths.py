@@ -43,13 +43,30 @@ def entity_graph(engine: Engine) -> nx.MultiDiGraph:
         return engine.entity_graph
     graph = nx.MultiDiGraph()
     records = engine.catalog.records
-    for row in engine.graph.query(_EDGES):
-        s, p, o = str(row.s), str(row.p), str(row.o)
+    edges = {(str(row.s), str(row.p), str(row.o)) for row in engine.graph.query(_EDGES)}
+    # Sorted: the store's row order can differ between processes, and the order edges are added in
+    # decides which of several equally short paths networkx finds (see ``_undirected``).
+    for s, p, o in sorted(edges):
         if p in _SKIP or s not in records or o not in records or s == o:
             continue
         graph.add_edge(s, o, key=p, predicate=p)
     engine.entity_graph = graph
     return graph
+
+
+def _undirected(graph: nx.MultiDiGraph) -> nx.MultiGraph:
+    """The graph with directions dropped, built once, neighbours in a fixed order.
+
+    ``to_undirected(as_view=True)`` iterates a node's neighbours as a set union, whose order
+    changes with the process's hash seed; ties between equally short paths then went to a
+    different path in each process. The same question should get the same path."""
+    undirected = graph.graph.get("undirected")
+    if undirected is None:
+        undirected = nx.MultiGraph()
+        undirected.add_nodes_from(sorted(graph.nodes))
+        undirected.add_edges_from(sorted((u, v, k) for u, v, k in graph.edges(keys=True)))
+        graph.graph["undirected"] = undirected
+    return undirected
 
 
 def _weight(engine: Engine, u: str, v: str) -> float:
@@ -76,7 +93,7 @@ def shortest_path(engine: Engine, a: str, b: str, max_hops: int = 6) -> list[Pat
     graph = entity_graph(engine)
     if a not in graph or b not in graph:
         return []
-    undirected = graph.to_undirected(as_view=True)
+    undirected = _undirected(graph)
     try:
         nodes = nx.shortest_path(undirected, a, b, weight=lambda u, v, _d: _weight(engine, u, v))
     except nx.NetworkXNoPath:
@@ -91,7 +108,7 @@ def neighborhood(engine: Engine, iri: str, depth: int = 1, limit: int = 50) -> t
     graph = entity_graph(engine)
     if iri not in graph:
         return [], 0
-    undirected = graph.to_undirected(as_view=True)
+    undirected = _undirected(graph)
     distance = nx.single_source_shortest_path_length(undirected, iri, cutoff=max(1, depth))
     edges: list[tuple[int, str, str, str]] = []
     seen = set()
