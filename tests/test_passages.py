@@ -187,3 +187,18 @@ def test_a_named_problem_is_favoured_over_the_definitions_of_technologies_named_
     }
     assert (problem, True) in prior and (technology, True) in prior
     assert prior[(problem, True)] > prior[(technology, True)] + 0.1
+
+
+def test_a_relationship_answer_leaving_out_a_named_entity_meets_the_passages(engine: Engine) -> None:
+    """A path between two of three named parameters answers part of the question: the passages
+    that say all three then compete, and often win."""
+    import itertools
+
+    params = engine.entities_of("ConfigurationParameter")[:8]
+    combos = list(itertools.islice(itertools.combinations(params, 3), 12))
+    complete = 0
+    for trio in combos:
+        names = [engine.catalog.display(p) for p in trio]
+        answer = engine.ask(f"What is the relationship between {names[0]}, {names[1]} and {names[2]}?")
+        complete += all(n.lower() in answer.answer.lower() for n in names)
+    assert complete >= len(combos) // 4
