@@ -166,3 +166,39 @@ def test_an_unreadable_passage_cache_is_rebuilt(
     path.write_text("{not json", encoding="utf-8")
     index = passages.load_or_build(engine)
     assert len(index.passages) > 500
+
+
+def test_a_named_problem_is_favoured_over_the_definitions_of_technologies_named_beside_it(
+    engine: Engine,
+) -> None:
+    """In a report the problem named is the subject; a technology named beside it is context, so
+    its definition gets less of the naming prior than the problem's passages get."""
+    problem = next(iri for iri in sorted(engine.problems) if engine.catalog.get(iri).definition)
+    technology = next(
+        iri
+        for iri in engine.entities_of("Technology")
+        if engine.catalog.get(iri) and engine.catalog.get(iri).definition
+    )
+    question = f"{engine.catalog.display(technology)} {engine.catalog.display(problem)}"
+    hits = engine.passages.rank(question, named=[technology, problem], use_semantic=False, k=40)
+    # Without the model the fused score is word overlap plus the prior: their difference is the prior.
+    prior = {
+        (h.passage.subject, h.passage.predicate.endswith("definition")): h.score - h.lexical for h in hits
+    }
+    assert (problem, True) in prior and (technology, True) in prior
+    assert prior[(problem, True)] > prior[(technology, True)] + 0.1
+
+
+def test_a_relationship_answer_leaving_out_a_named_entity_meets_the_passages(engine: Engine) -> None:
+    """A path between two of three named parameters answers part of the question: the passages
+    that say all three then compete, and often win."""
+    import itertools
+
+    params = engine.entities_of("ConfigurationParameter")[:8]
+    combos = list(itertools.islice(itertools.combinations(params, 3), 12))
+    complete = 0
+    for trio in combos:
+        names = [engine.catalog.display(p) for p in trio]
+        answer = engine.ask(f"What is the relationship between {names[0]}, {names[1]} and {names[2]}?")
+        complete += all(n.lower() in answer.answer.lower() for n in names)
+    assert complete >= len(combos) // 4

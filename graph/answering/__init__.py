@@ -265,7 +265,9 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     """
     # The shape of the answer given, not the guess from the wording: "what are the benefits of
     # X?" reads like a list question and is answered as where X fits.
-    if ctx.from_conversation or (first.answered and first.intent in STRUCTURAL):
+    if ctx.from_conversation or (
+        first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first)
+    ):
         return None
     if first.answered:
         if set(ctx.parsed.terms) <= set(terms(first.answer)):
@@ -280,6 +282,13 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
             return cheap
     ctx.evidence = Evidence(ctx.engine)
     return reports.from_passages(ctx, alone=not first.answered)
+
+
+def _says_all_named(ctx: Context, answer: Answer) -> bool:
+    """Whether ``answer`` names every entity the question names: a structural answer (a path, a
+    comparison) that leaves one out answers part of the question, so passages may compete."""
+    said = {e.iri for e in answer.entities}
+    return all(m.iri in said for m in ctx.parsed.mentions)
 
 
 def _about(engine: Engine, answer: Answer, iri: str) -> Answer:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from stackgraph.graph.embeddings import EmbeddingIndex
     from stackgraph.graph.engine import Engine
 
+SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 #: Bump when the choice or wording of passages changes, so cached embeddings are rebuilt.
 PASSAGES_VERSION = "passages-1"
 #: BM25's usual constants: term-frequency saturation and length normalisation.
@@ -51,6 +52,13 @@ SEMANTIC_POOL = 40
 NAMED_PRIOR = 0.12
 #: Extra score for a passage that mentions a named entity in its text or object.
 MENTIONED_PRIOR = 0.05
+#: Extra score, on top of ``NAMED_PRIOR``, for a passage about a problem (symptom, cause, triage
+#: branch) the question names: in a report ("Load AWQ model OOM"), the problem named is what it is
+#: about, and the technologies named beside it are where it happened.
+PROBLEM_PRIOR = 0.15
+#: Share of ``NAMED_PRIOR`` a named technology's own definition keeps when the question also names
+#: a problem: "what X is" rarely answers a report that mentions X.
+CONTEXT_SHARE = 0.0
 #: Embedded passages are cut to their opening: the meaning sits there and the cost grows with length.
 EMBED_CHARS = 300
 
@@ -240,6 +248,7 @@ class PassageIndex:
         semantic = self.semantic(question) if use_semantic else None
         named = set(named)
         mentioning = self.mentioning(named)
+        problems = named & self.engine.problems
         scores: dict[int, tuple[float, float, float]] = {}
         pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
         if semantic is not None:
@@ -249,8 +258,11 @@ class PassageIndex:
             lex = lexical.get(i, 0.0) * (0.5 + 0.5 * self.coverage(query_terms, i))
             sem = max(0.0, semantic[i]) if semantic is not None else 0.0
             fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic is not None else lex
-            if passage.subject in named:
-                fused += NAMED_PRIOR
+            if passage.subject in problems:
+                fused += NAMED_PRIOR + PROBLEM_PRIOR
+            elif passage.subject in named:
+                context = problems and passage.predicate == SKOS_DEFINITION
+                fused += NAMED_PRIOR * (CONTEXT_SHARE if context else 1.0)
             elif i in mentioning:
                 fused += MENTIONED_PRIOR
             scores[i] = (fused, lex, sem)
