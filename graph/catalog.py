@@ -244,7 +244,7 @@ def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
     plain containers): 100k records load in about a second, where JSON took three. A cache that is
     empty, torn, or written for other content is rebuilt with a one-line message.
     """
-    from stackgraph.graph.cachefiles import log, read_pickle, write_pickle
+    from stackgraph.graph.cachefiles import log, paused_gc, read_pickle, write_pickle
 
     path = _cache_path(content_hash)
     if path.is_file():
@@ -255,7 +255,8 @@ def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
             return Catalog(graph, records=records, parents=parents)
         except (OSError, ValueError) as error:
             log(f"catalog cache {path.name} unusable ({' '.join(str(error).split())[:100]}); rebuilding it")
-    catalog = Catalog(graph)
+    with paused_gc():  # 100k records of sets and dicts: the collector would walk them again and again
+        catalog = Catalog(graph)
     if len(catalog.records) >= CACHE_MIN_RECORDS:
         try:
             write_pickle(path, _cache_header(content_hash), (catalog.records, dict(catalog._parents)))
