@@ -6,8 +6,8 @@ are refused. Large inputs (``DISK_STORE_MIN_BYTES`` of user files or more) are b
 on-disk store under ``<cache>/stores/<content hash>`` (written in the background on the first
 start, which answers from memory); later starts open it read-only in a few milliseconds instead
 of parsing a million triples again (4-5 s). Measured at 100k entities (1.1M triples, 2 cores):
-first start 33 s with a peak RSS of 1.44 GB (the memory store and the background bulk load
-overlap), later starts 3.9 s. Small inputs stay in memory,
+first start 18 s on a quiet machine (36 s when the two cores are shared) with a peak RSS of
+1.45-1.49 GB (the memory store and the background bulk load overlap), later starts 2.4-2.9 s. Small inputs stay in memory,
 where parsing them is faster than opening a store, and only the "it conforms" verdict is cached.
 
 Nothing half-built is ever used: a store is built in a temporary directory, marked complete, and

@@ -166,3 +166,27 @@ def test_pickled_caches_round_trip_nested_containers(tmp_path) -> None:
     assert cachefiles.read_pickle(path, {"format": 1}) == payload
     with pytest.raises(ValueError):
         cachefiles.read_pickle(path, {"format": 2})
+
+
+def test_reading_a_cache_leaves_the_garbage_collector_as_it_was(tmp_path) -> None:
+    """Caches are read with the collector paused (graph/cachefiles.py); a read that fails must
+    still turn it back on, and one made while it was off must not turn it on."""
+    import gc
+
+    path = tmp_path / "t.pickle"
+    cachefiles.write_pickle(path, {"format": 1}, {"k": {1, 2}})
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        cachefiles.read_pickle(path, {"format": 2})
+    assert gc.isenabled()
+    path.write_bytes(b"\x80\x05torn")
+    with pytest.raises(ValueError):
+        cachefiles.read_pickle(path, {"format": 1})
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        cachefiles.write_pickle(path, {"format": 1}, {"k": {1, 2}})
+        assert cachefiles.read_pickle(path, {"format": 1}) == {"k": {1, 2}}
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
