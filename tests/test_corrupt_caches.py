@@ -190,3 +190,33 @@ def test_reading_a_cache_leaves_the_garbage_collector_as_it_was(tmp_path) -> Non
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("chunk", [2, 0])
+def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk) -> None:
+    """The on-disk copy of a store, in chunks smaller than one blank node's quads or in one piece,
+    holds the same graph: every placement still joins its entity to its layer."""
+    import pyoxigraph as ox
+
+    from stackgraph.graph import userstore
+
+    monkeypatch.setattr(userstore, "PERSIST_CHUNK", chunk)
+    store = ox.Store()
+    store.load(
+        b"@prefix e: <http://e/> . "
+        b"e:a e:placement [ e:layer e:L1 ; e:role 'x' ] , [ e:layer e:L2 ; e:role 'y' ] . "
+        b"e:b e:placement [ e:layer e:L3 ] . e:b e:shared _:n . e:a e:shared _:n . _:n e:v 1 .",
+        format=ox.RdfFormat.TURTLE,
+    )
+    userstore._persist(store, tmp_path / "stores" / "copy")
+    disk = ox.Store.read_only(str(tmp_path / "stores" / "copy"))
+    query = (
+        "SELECT ?e ?l ?r ?v WHERE { { ?e <http://e/placement> ?p . ?p <http://e/layer> ?l "
+        "OPTIONAL { ?p <http://e/role> ?r } } UNION { ?e <http://e/shared> ?n . ?n <http://e/v> ?v } }"
+    )
+
+    def rows(s: ox.Store) -> list[tuple]:
+        return sorted(tuple(str(sol[v]) for v in ("e", "l", "r", "v")) for sol in s.query(query))
+
+    assert len(disk) == len(store) == 11
+    assert rows(disk) == rows(store) and len(rows(store)) == 5
