@@ -12,6 +12,7 @@ for other content is reported in one line and rebuilt, never a traceback.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import sys
@@ -91,6 +92,23 @@ class _Restricted(pickle.Unpickler):
         return found
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while building or unpickling many small objects.
+
+    Each few hundred allocations trigger a collection that walks every tracked object; reading
+    100k catalog records (a few sets and dicts each) spent 60% of its time there (1.65 s against
+    0.69 s at 100k entities). The objects built are kept, so the collections found nothing.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def write_pickle(dest: Path, header: dict, payload: object) -> None:
     """``header`` (plain values: format, content hash) then ``payload``, written atomically."""
     with atomic_target(dest) as tmp, tmp.open("wb") as handle:
@@ -106,7 +124,7 @@ def read_pickle(path: Path, header: dict, allowed: tuple[type, ...] = ()) -> obj
     """
     classes = {(cls.__module__, cls.__qualname__): cls for cls in allowed}
     try:
-        with path.open("rb") as handle:
+        with path.open("rb") as handle, paused_gc():
             # One unpickler per pickle: protocol 4 numbers its memo from the unpickler's memo size.
             found = _Restricted(handle, classes).load()
             if found != header:
@@ -121,6 +139,7 @@ __all__ = [
     "cache_root",
     "fsync_directory",
     "log",
+    "paused_gc",
     "read_pickle",
     "write_bytes",
     "write_pickle",

@@ -295,7 +295,10 @@ class Linker:
         self.catalog = engine.catalog
         tables = _load_tables(engine)
         if tables is None:
-            tables = self._build_tables()
+            from stackgraph.graph.cachefiles import paused_gc
+
+            with paused_gc():  # a set per name form: hundreds of thousands of small objects
+                tables = self._build_tables()
             _save_tables(engine, tables)
         forms, primary, direct, self._class_rank = tables
         self.forms: dict[str, set[str]] = defaultdict(set, forms)

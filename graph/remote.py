@@ -10,6 +10,9 @@ updates), so any SPARQL 1.1 server works; Oxigraph server and Virtuoso are the o
   SPARQL_UPDATE) and sends ``INSERT DATA`` in batches. Blank nodes are only the same node within
   one request, so every group of triples joined by blank nodes travels in a single batch (as
   ``INSERT {...} WHERE {}``, the form Virtuoso accepts blank nodes in).
+- Bulk reads (the catalog at start-up) bypass rdflib's XML client: plain SELECTs fetched as CSV
+  (:func:`select_csv`), 4x faster at 100k entities. The catalog is still read whole, once per
+  URL and triple count, and cached on disk; later starts read the cache.
 - ``--data`` with ``--store`` is refused: the remote store is the whole graph, and silently mixing
   local files into some answers and not into others (SPARQL sent to the server would not see
   them) would be worse than an error. Push the files instead (``stackgraph push URL --data F``).
@@ -17,8 +20,11 @@ updates), so any SPARQL 1.1 server works; Oxigraph server and Virtuoso are the o
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -86,8 +92,44 @@ class _Store(SPARQLStore):
     first, answers a SELECT in RDF/XML (its result-set vocabulary), which rdflib then fails to read.
     """
 
+    #: The graph read as the default graph (``default-graph-uri``), or None for the server's own.
+    graph_iri: str | None = None
+
     def response_mime_types(self) -> str:
         return "application/sparql-results+xml, application/rdf+xml;q=0.9"
+
+
+#: Seconds one bulk read (a catalog column) may take before the store counts as unusable.
+SELECT_TIMEOUT = 120
+
+
+def select_csv(graph: rdflib.Graph, query: str) -> Iterator[list[str]]:
+    """The rows of a SELECT on a remote store as strings, fetched as SPARQL CSV results.
+
+    Why not rdflib's client: it asks for XML and builds an rdflib term per cell; for the catalog
+    of a 1.1M-triple store (100k entities) that was most of a 54 s start. CSV is read by the csv
+    module in C. CSV cannot tell an unbound cell from an empty string, so callers send only plain
+    patterns that bind every variable. Raises RemoteStoreError (one line) when the store fails.
+    """
+    store = graph.store
+    if not isinstance(store, _Store):
+        raise TypeError("select_csv needs a graph made by remote_graph")
+    params = [("query", query)]
+    if store.graph_iri:
+        params.append(("default-graph-uri", store.graph_iri))
+    request = urllib.request.Request(
+        store.query_endpoint,
+        data=urlencode(params).encode(),
+        headers={"Accept": "text/csv", "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=SELECT_TIMEOUT) as response:
+            text = io.TextIOWrapper(response, encoding="utf-8", newline="")
+            rows = csv.reader(text)
+            next(rows, None)  # the header: the variables, in the order the query selects them
+            yield from rows
+    except (OSError, csv.Error, UnicodeDecodeError) as error:
+        raise RemoteStoreError(store.query_endpoint, _reason(error)) from None
 
 
 def remote_graph(store_url: str) -> rdflib.Graph:
@@ -98,6 +140,7 @@ def remote_graph(store_url: str) -> rdflib.Graph:
     """
     endpoint, graph_iri = split_store_url(store_url)
     store = _Store(query_endpoint=endpoint)
+    store.graph_iri = graph_iri
     graph = rdflib.Graph(
         store=store, identifier=rdflib.URIRef(graph_iri) if graph_iri else None, bind_namespaces="none"
     )
@@ -232,5 +275,6 @@ __all__ = [
     "open_remote",
     "push_graph",
     "remote_graph",
+    "select_csv",
     "split_store_url",
 ]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import rdflib
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.namespace import RDF, SH
 
 from stackgraph.graph.store import shapes_file
@@ -287,20 +288,46 @@ def load_checks(shapes: Path | None = None) -> list[Check]:
 CHECK_THREADS = max(1, min(2, os.cpu_count() or 1))
 
 
+def _key(term: rdflib.term.Node) -> tuple[str, str]:
+    """A focus node as (kind, text), the same for an rdflib term and the Oxigraph term it came from."""
+    kind = (
+        "iri" if isinstance(term, rdflib.URIRef) else "blank" if isinstance(term, rdflib.BNode) else "literal"
+    )
+    return kind, str(term)
+
+
+def _focus_keys(graph: rdflib.Graph, query: str) -> set[tuple[str, str]]:
+    """The ?this column of ``query`` as keys. On the embedded store straight from pyoxigraph: turning
+    300k focus nodes of a 1.1M-triple inventory into rdflib terms took 3-4 s; the keys take 0.5 s."""
+    from oxrdflib import OxigraphStore
+
+    store = graph.store
+    if isinstance(store, OxigraphStore) and graph.identifier == DATASET_DEFAULT_GRAPH_ID:
+        import pyoxigraph as ox
+
+        kinds = {ox.NamedNode: "iri", ox.BlankNode: "blank"}
+        return {
+            (kinds.get(type(term), "literal"), term.value)
+            for solution in store._inner.query(query)
+            if (term := solution["this"]) is not None
+        }
+    return {_key(row.this) for row in graph.query(query)}
+
+
 def run_checks(
     graph: rdflib.Graph, checks: list[Check], progress: Progress | None = None, stop_after: int | None = None
 ) -> list[Finding]:
     """Run every check on ``graph`` (findings in check order); ``stop_after`` findings ends early."""
-    focus_sets: dict[str, set[rdflib.term.Node]] = {}
+    focus_sets: dict[str, set[tuple[str, str]]] = {}
     for check in checks:  # shared by several checks; read once, before the threads start
         if check.focus_query is not None and check.focus_query not in focus_sets:
-            focus_sets[check.focus_query] = {row.this for row in graph.query(check.focus_query)}
+            focus_sets[check.focus_query] = _focus_keys(graph, check.focus_query)
 
     def one(check: Check) -> list[Finding]:
         wanted = focus_sets.get(check.focus_query) if check.focus_query is not None else None
         found = []
         for row in graph.query(check.query):
-            if wanted is not None and row.this not in wanted:
+            if wanted is not None and _key(row.this) not in wanted:
                 continue
             bound = tuple((name, row[name]) for name in row.labels if row[name] is not None)
             value = row["value"] if "value" in row.labels else None

@@ -166,3 +166,57 @@ def test_pickled_caches_round_trip_nested_containers(tmp_path) -> None:
     assert cachefiles.read_pickle(path, {"format": 1}) == payload
     with pytest.raises(ValueError):
         cachefiles.read_pickle(path, {"format": 2})
+
+
+def test_reading_a_cache_leaves_the_garbage_collector_as_it_was(tmp_path) -> None:
+    """Caches are read with the collector paused (graph/cachefiles.py); a read that fails must
+    still turn it back on, and one made while it was off must not turn it on."""
+    import gc
+
+    path = tmp_path / "t.pickle"
+    cachefiles.write_pickle(path, {"format": 1}, {"k": {1, 2}})
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        cachefiles.read_pickle(path, {"format": 2})
+    assert gc.isenabled()
+    path.write_bytes(b"\x80\x05torn")
+    with pytest.raises(ValueError):
+        cachefiles.read_pickle(path, {"format": 1})
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        cachefiles.write_pickle(path, {"format": 1}, {"k": {1, 2}})
+        assert cachefiles.read_pickle(path, {"format": 1}) == {"k": {1, 2}}
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("chunk", [2, 0])
+def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk) -> None:
+    """The on-disk copy of a store, in chunks smaller than one blank node's quads or in one piece,
+    holds the same graph: every placement still joins its entity to its layer."""
+    import pyoxigraph as ox
+
+    from stackgraph.graph import userstore
+
+    monkeypatch.setattr(userstore, "PERSIST_CHUNK", chunk)
+    store = ox.Store()
+    store.load(
+        b"@prefix e: <http://e/> . "
+        b"e:a e:placement [ e:layer e:L1 ; e:role 'x' ] , [ e:layer e:L2 ; e:role 'y' ] . "
+        b"e:b e:placement [ e:layer e:L3 ] . e:b e:shared _:n . e:a e:shared _:n . _:n e:v 1 .",
+        format=ox.RdfFormat.TURTLE,
+    )
+    userstore._persist(store, tmp_path / "stores" / "copy")
+    disk = ox.Store.read_only(str(tmp_path / "stores" / "copy"))
+    query = (
+        "SELECT ?e ?l ?r ?v WHERE { { ?e <http://e/placement> ?p . ?p <http://e/layer> ?l "
+        "OPTIONAL { ?p <http://e/role> ?r } } UNION { ?e <http://e/shared> ?n . ?n <http://e/v> ?v } }"
+    )
+
+    def rows(s: ox.Store) -> list[tuple]:
+        return sorted(tuple(str(sol[v]) for v in ("e", "l", "r", "v")) for sol in s.query(query))
+
+    assert len(disk) == len(store) == 11
+    assert rows(disk) == rows(store) and len(rows(store)) == 5

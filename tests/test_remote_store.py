@@ -173,6 +173,29 @@ def test_sparql_over_the_store_matches_embedded(pushed: str, capsys) -> None:
     assert len(list(csv.reader(io.StringIO(remote)))) == 201
 
 
+def test_catalog_over_the_store_matches_embedded(pushed: str) -> None:
+    """The remote catalog is read as plain CSV SELECTs joined in Python; it must hold exactly what
+    the embedded one-query catalog holds (labels, types, codes, models, definitions, sources)."""
+    from stackgraph.graph.catalog import Catalog
+
+    embedded = Catalog(load_graph().graph)
+    remote = Catalog(remote_graph(pushed))
+    assert len(remote.records) == len(embedded.records) > 100
+    assert list(remote.records) == list(embedded.records)
+    differing = [iri for iri, rec in embedded.records.items() if remote.records[iri] != rec]
+    assert differing == []
+    assert dict(remote._parents) == dict(embedded._parents)
+    assert any(rec.sources for rec in remote.records.values())
+
+
+def test_bulk_read_from_an_unreachable_store_is_one_clear_error() -> None:
+    from stackgraph.graph.remote import select_csv
+
+    graph = remote_graph(f"http://127.0.0.1:{_free_port()}/query")
+    with pytest.raises(RemoteStoreError, match="cannot reach the endpoint"):
+        list(select_csv(graph, "SELECT ?s WHERE { ?s ?p ?o }"))
+
+
 def test_remote_content_hash_follows_the_store(pushed: str, oxigraph: str) -> None:
     first = open_remote(pushed, [])
     assert first.store_url == pushed and first.data_files == []

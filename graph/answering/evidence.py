@@ -128,7 +128,15 @@ def fetch(engine: Engine, iri: str) -> EntityFacts:
         for values in node.values():
             values.sort(key=str)
     for entries in facts.qualified.values():
-        entries.sort(key=lambda q: (str(q.one(SG.layer) or ""), str(q.one(SG.role) or "")))
+        # Ties (two placements in one layer and role, from different sources) by all their values:
+        # the in-memory store and RocksDB return blank nodes in different orders.
+        entries.sort(
+            key=lambda q: (
+                str(q.one(SG.layer) or ""),
+                str(q.one(SG.role) or ""),
+                sorted((p, [str(v) for v in vs]) for p, vs in q.props.items()),
+            )
+        )
     cache[iri] = facts
     return facts
 
