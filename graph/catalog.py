@@ -112,7 +112,7 @@ class Catalog:
         for c, sup in _rows(graph, _SUBCLASS_QUERY, ("c", "super")):
             self._parents[c].add(sup)
         if isinstance(graph.store, SPARQLStore):  # a remote store (graph/remote.py)
-            self.records = dict(sorted(_remote_records(graph).items()))
+            self.records = dict(sorted(_remote_records(graph, self.sections).items()))
             return
         columns = (
             "e",
@@ -307,25 +307,21 @@ _REMOTE_FACTS = tuple(
         "dct:source",
     )
 )
-_REMOTE_SECTIONS = (
-    PREFIX_DECL + "SELECT ?section ?file WHERE { ?section dct:isPartOf ?doc . ?doc sg:fileName ?file }"
-)
 
 
-def _remote_records(graph: rdflib.Graph) -> dict[str, EntityRecord]:
+def _remote_records(graph: rdflib.Graph, sections: dict[str, SourceRef]) -> dict[str, EntityRecord]:
     """The records of :data:`_ENTITY_QUERY` and :data:`_SOURCE_QUERY`, read from a remote store as
-    four plain SELECTs in CSV (graph/remote.py), sent together and joined here; the same records as the embedded
-    path (tests/test_remote_store.py compares them)."""
+    plain SELECTs in CSV (graph/remote.py), sent together and joined here; the same records as the
+    embedded path (tests/test_remote_store.py compares them). ``sections`` are the graph's source
+    sections (graph.sources), so that a citation carries its document's title here too."""
     from concurrent.futures import ThreadPoolExecutor
 
     from stackgraph.graph.remote import select_csv
 
     # The four reads at once: each is mostly waiting on the server, which evaluates them in parallel.
-    queries = (_REMOTE_LABELS, _REMOTE_TYPES, _REMOTE_SECTIONS, *(query for _name, query in _REMOTE_FACTS))
+    queries = (_REMOTE_LABELS, _REMOTE_TYPES, *(query for _name, query in _REMOTE_FACTS))
     with ThreadPoolExecutor(max_workers=4) as pool:
-        label_rows, type_rows, section_rows, *fact_columns = pool.map(
-            lambda query: list(select_csv(graph, query)), queries
-        )
+        label_rows, type_rows, *fact_columns = pool.map(lambda query: list(select_csv(graph, query)), queries)
     fact_rows = [
         (name, iri, value)
         for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)
@@ -346,8 +342,7 @@ def _remote_records(graph: rdflib.Graph) -> dict[str, EntityRecord]:
         rec.types.add(type_)
         if type_ in labels:
             rec.type_labels[type_] = labels[type_]
-    sections = dict(section_rows)
-    cited: list[tuple[EntityRecord, str]] = []
+    cited: list[tuple[EntityRecord, SourceRef]] = []
     for predicate, iri, value in fact_rows:
         rec = records.get(iri)
         if rec is None:
@@ -365,10 +360,9 @@ def _remote_records(graph: rdflib.Graph) -> dict[str, EntityRecord]:
         elif name == "definition":
             if rec.definition is None or (len(value), value) > (len(rec.definition), rec.definition):
                 rec.definition = value
-        elif name == "source" and value in sections and value in labels:
-            cited.append((rec, value))
-    for rec, section in cited:
-        ref = SourceRef(document=sections[section], section=labels[section], iri=section)
+        elif name == "source" and value in sections:
+            cited.append((rec, sections[value]))
+    for rec, ref in cited:
         if ref not in rec.sources:
             rec.sources.append(ref)
     for rec in records.values():
