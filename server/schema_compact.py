@@ -12,22 +12,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, create_model
 
-from stackgraph.server.schemas import Bounded
+from stackgraph.server.schemas import Bounded, Page
 
-
-class PageInfo(BaseModel):
-    """What every page carries besides its items (shared by every ``Page_*`` definition)."""
-
-    total: int | None = Field(description="How many items the whole list has (None when unknown).")
-    offset: int = Field(description="Index of the first item of this page in the whole list.")
-    limit: int = Field(description="The most items a page of this list holds.")
-    truncated: bool = Field(description="True when more items follow this page.")
-    cursor: str | None = Field(
-        default=None,
-        description="Opaque; pass it to the same tool with the same arguments for the next page.",
-    )
+#: What every page carries besides its items (shared by every ``Page_*`` definition): the fields
+#: of ``schemas.Page`` itself, so the two cannot drift apart.
+PageInfo: type[BaseModel] = create_model(
+    "PageInfo",
+    **{name: (field.annotation, field) for name, field in Page.model_fields.items() if name != "items"},
+)
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
