@@ -18,15 +18,9 @@ from fastmcp import Client
 from test_mcp import call, error_text
 
 from stackgraph.graph import sparql as sparql_module
-from stackgraph.graph.engine import Engine
 from stackgraph.graph.store import SG
 from stackgraph.server.bounds import MAX_RESULT_CHARS, parse_text_content
 from stackgraph.server.mcp_server import build_server
-
-
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine.load(semantic=False)
 
 
 @pytest.fixture(scope="module")

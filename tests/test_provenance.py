@@ -28,11 +28,6 @@ def graph() -> rdflib.Graph:
     return load_graph().graph
 
 
-@pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine.load(semantic=False)
-
-
 def _readme_query() -> str:
     text = README.read_text(encoding="utf-8")
     found = re.findall(r"```sparql\n(.*?)```", text, re.DOTALL)

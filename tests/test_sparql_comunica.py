@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import rdflib
-import uvicorn
+from loopback import served
 from starlette.applications import Starlette
 
 from stackgraph.graph.store import KG, SG, new_graph
@@ -43,20 +40,8 @@ def live_url() -> Iterator[str]:
     graph.add((KG.ualink, rdflib.RDF.type, SG.Technology))
     graph.add((KG.ualink, rdflib.RDFS.label, rdflib.Literal("UALink")))
     app = Starlette(routes=sparql_routes(lambda: graph))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}/sparql"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    with served(app) as port:
+        yield f"http://127.0.0.1:{port}/sparql"
 
 
 def _comunica(endpoint: str, *queries: str) -> list[dict]:

@@ -7,14 +7,13 @@ import contextlib
 import csv
 import io
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator
 
 import pytest
 import rdflib
-import uvicorn
+from loopback import served
 from rdflib.compare import isomorphic
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 from rdflib.query import Result
@@ -80,21 +79,8 @@ def client(app: Starlette) -> TestClient:
 @pytest.fixture(scope="module")
 def live_url(app: Starlette) -> Iterator[str]:
     """The endpoint served by a real uvicorn on a free loopback port, in a thread."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}/sparql"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    with served(app) as port:
+        yield f"http://127.0.0.1:{port}/sparql"
 
 
 def _one_line_no_traceback(text: str) -> None:
