@@ -196,25 +196,38 @@ def test_bulk_read_from_an_unreachable_store_is_one_clear_error() -> None:
         list(select_csv(graph, "SELECT ?s WHERE { ?s ?p ?o }"))
 
 
+def _update(oxigraph: str, text: str) -> None:
+    urllib.request.urlopen(
+        urllib.request.Request(
+            oxigraph + "/update", data=text.encode(), headers={"Content-Type": "application/sparql-update"}
+        )
+    ).read()
+
+
 def test_remote_content_hash_follows_the_store(pushed: str, oxigraph: str) -> None:
+    """After push, the hash follows the push manifest's id (no count of a million triples at every
+    start); a store that push did not fill is keyed by its triple count."""
     first = open_remote(pushed, [])
     assert first.store_url == pushed and first.data_files == []
+    assert first.push_manifest is not None
     assert open_remote(pushed, []).content_hash == first.content_hash
-    urllib.request.urlopen(
-        urllib.request.Request(
-            oxigraph + "/update",
-            data=b"INSERT DATA { <https://example.org/x> <https://example.org/y> 'z' }",
-            headers={"Content-Type": "application/sparql-update"},
-        )
-    ).read()
+    assert main(["push", oxigraph + "/update", "--clear"]) == 0
     assert open_remote(pushed, []).content_hash != first.content_hash
-    urllib.request.urlopen(
-        urllib.request.Request(
-            oxigraph + "/update",
-            data=b"DELETE DATA { <https://example.org/x> <https://example.org/y> 'z' }",
-            headers={"Content-Type": "application/sparql-update"},
-        )
-    ).read()
+
+    other = "https://example.org/filled-by-hand"
+    by_hand = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": other})
+    _update(
+        oxigraph,
+        f"INSERT DATA {{ GRAPH <{other}> {{ <https://example.org/a> <https://example.org/b> 'c' }} }}",
+    )
+    before = open_remote(by_hand, [])
+    assert before.push_manifest is None
+    _update(
+        oxigraph,
+        f"INSERT DATA {{ GRAPH <{other}> {{ <https://example.org/x> <https://example.org/y> 'z' }} }}",
+    )
+    assert open_remote(by_hand, []).content_hash != before.content_hash
+    _update(oxigraph, f"DROP GRAPH <{other}>")
 
 
 def test_store_with_data_is_refused(pushed: str, tmp_path: Path, capsys) -> None:
@@ -291,3 +304,25 @@ def test_development_questions_get_the_same_answers_over_the_store(pushed: str) 
                 f"{item['id']}: {_first_difference(local_answer.answer, remote_answer.answer)}"
             )
     assert not differences, f"{len(differences)} of {len(items)} answers differ:\n" + "\n".join(differences)
+
+
+def test_push_notes_what_it_pushed(oxigraph: str, tmp_path: Path) -> None:
+    """The manifest names the built-in content and the built-in entities the user files add to,
+    in a graph of its own (the pushed graph stays exactly the local one)."""
+    from stackgraph.graph.push import builtin_hash
+    from stackgraph.graph.remote import read_manifest
+
+    extra = tmp_path / "more.ttl"
+    extra.write_text(
+        "@prefix kg: <https://w3id.org/stackgraph/id/> .\n"
+        "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
+        'kg:nvlink skos:hiddenLabel "nvlink-test-alias" .\n'
+    )
+    target = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": NAMED})
+    assert main(["push", oxigraph + "/update", "--graph", NAMED, "--data", str(extra), "--clear"]) == 0
+    manifest = read_manifest(remote_graph(target))
+    assert manifest is not None and manifest.builtin_hash == builtin_hash()
+    assert manifest.touched == {"https://w3id.org/stackgraph/id/nvlink"}
+    assert count_triples(remote_graph(target)) == len(load_graph([extra]).graph)
+    assert main(["push", oxigraph + "/update", "--graph", NAMED, "--clear"]) == 0
+    assert read_manifest(remote_graph(target)).touched == frozenset()
