@@ -29,6 +29,7 @@ from stackgraph.graph.store import load_graph
 
 QUESTIONS = Path("/work/shared/eval/questions.jsonl")
 NAMED = "https://w3id.org/stackgraph/graph/test"
+SG_NS = "https://w3id.org/stackgraph/ns#"
 
 
 def _oxigraph_binary() -> str | None:
@@ -326,3 +327,75 @@ def test_push_notes_what_it_pushed(oxigraph: str, tmp_path: Path) -> None:
     assert count_triples(remote_graph(target)) == len(load_graph([extra]).graph)
     assert main(["push", oxigraph + "/update", "--graph", NAMED, "--clear"]) == 0
     assert read_manifest(remote_graph(target)).touched == frozenset()
+
+
+# ------------------------------------------------------------------------------- without a copy
+
+INVENTORY_GRAPH = "https://w3id.org/stackgraph/graph/inventory"
+
+
+@pytest.fixture(scope="module")
+def inventory_store(oxigraph: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A small generated inventory pushed with the built-in graph into a named graph of its own:
+    (query URL reading that graph, the inventory file)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from scale_inventory import write_inventory
+
+    inventory = write_inventory(60, tmp_path_factory.mktemp("inventory") / "inventory.ttl")
+    update = oxigraph + "/update"
+    assert main(["push", update, "--graph", INVENTORY_GRAPH, "--data", str(inventory), "--clear"]) == 0
+    return oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": INVENTORY_GRAPH}), inventory
+
+
+def test_store_entities_are_read_when_a_question_names_them(inventory_store) -> None:
+    """At start only the built-in part is known (from local files); a question naming an inventory
+    part reads that part from the store, and the answer is the one the embedded store gives."""
+    from stackgraph.graph.engine import Engine
+    from stackgraph.graph.remote_catalog import OverlayCatalog
+
+    url, inventory = inventory_store
+    remote = Engine.load(store_url=url, semantic=False)
+    embedded = Engine.load([inventory], semantic=False)
+    assert isinstance(remote.catalog, OverlayCatalog)
+    part = "https://example.org/inventory/gpu-5"
+    assert part in embedded.catalog and part not in remote.catalog
+    assert len(remote.catalog.records) < len(embedded.catalog.records)
+    for question in (
+        "where does GPU gpu-000005 fit?",
+        "what is switch switch-000012?",
+        "where does NVLink fit?",
+    ):
+        assert remote.ask(question).answer == embedded.ask(question).answer, question
+    assert part in remote.catalog and remote.catalog.get(part) == embedded.catalog.get(part)
+    assert remote.resolve("nic nic-000011").iri == "https://example.org/inventory/nic-11"
+    assert "https://example.org/inventory/node-48" not in remote.catalog  # never named
+
+
+def test_a_store_not_filled_by_push_is_read_whole(oxigraph: str) -> None:
+    """Without a push manifest the store may hold anything: the catalog is read from it whole."""
+    from stackgraph.graph.engine import Engine
+    from stackgraph.graph.remote_catalog import OverlayCatalog
+
+    other = "https://example.org/by-hand-engine"
+    _update(
+        oxigraph,
+        f"INSERT DATA {{ GRAPH <{other}> {{ <https://example.org/t> a <{SG_NS}Technology> ; "
+        f"<http://www.w3.org/2000/01/rdf-schema#label> 'Hand Tech' }} }}",
+    )
+    try:
+        url = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": other})
+        engine = Engine.load(store_url=url, semantic=False)
+        assert not isinstance(engine.catalog, OverlayCatalog)
+        assert list(engine.catalog.records) == []  # the class tree is not there either: nothing is an entity
+    finally:
+        _update(oxigraph, f"DROP GRAPH <{other}>")
+
+
+def test_phrases_cover_the_spellings_of_a_name() -> None:
+    from stackgraph.graph.remote_catalog import phrases
+
+    found = phrases("where does gpu GPU-000005 fit?")
+    assert {"gpu GPU-000005", "GPU GPU-000005", "gpu gpu-000005", "Gpu Gpu-000005", "fit"} <= found
+    assert "fit?" not in found and "where does gpu GPU-000005 fit" in found
+    assert {"GPUs", "gpus"} <= phrases("GPU")
+    assert "switch" in phrases("switches") or "switche" in phrases("switches")
