@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from stackgraph.cli.common import EXIT_NOT_FOUND, EXIT_OK, add_graph_options, error, open_graph
 
@@ -158,7 +159,7 @@ def run_sparql(args: argparse.Namespace) -> int:
 def run_push(args: argparse.Namespace) -> int:
     from stackgraph.graph.push import push
     from stackgraph.graph.remote import RemoteStoreError
-    from stackgraph.graph.store import DataFileError, load_graph
+    from stackgraph.graph.store import DataFileError, builtin_files, load_graph
 
     if args.batch is not None and args.batch < 1:
         return error("--batch must be at least 1")
@@ -183,7 +184,8 @@ def run_push(args: argparse.Namespace) -> int:
         print(f"stackgraph: {text}", file=sys.stderr, flush=True)
 
     try:
-        sent = push(loaded.graph, args.url, args.graph, args.clear, args.batch, progress, notice)
+        sources = [*builtin_files(), *[Path(p) for p in args.data]] if args.data else None
+        sent = push(loaded.graph, args.url, args.graph, args.clear, args.batch, progress, notice, sources)
     except RemoteStoreError as exc:
         if interactive:
             print(file=sys.stderr)

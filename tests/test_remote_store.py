@@ -399,3 +399,26 @@ def test_phrases_cover_the_spellings_of_a_name() -> None:
     assert "fit?" not in found and "where does gpu GPU-000005 fit" in found
     assert {"GPUs", "gpus"} <= phrases("GPU")
     assert "switch" in phrases("switches") or "switche" in phrases("switches")
+
+
+def test_bulk_push_of_files_is_the_local_graph(oxigraph: str, tmp_path: Path) -> None:
+    """The bulk upload converts the files themselves (not the store): blank nodes (placements)
+    and a TriG file's named graph must come out as the local store has them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from scale_inventory import write_inventory
+
+    inventory = write_inventory(25, tmp_path / "inventory.ttl")
+    lines = (Path(__file__).parent / "data" / "sparql_user_data.ttl").read_text().splitlines()
+    prefixes = [line for line in lines if line.startswith("@prefix")]
+    facts = [line for line in lines if line.startswith("<")]
+    trig = tmp_path / "more.trig"
+    trig.write_text("\n".join(prefixes) + "\n<https://example.org/g> {\n" + "\n".join(facts) + "\n}\n")
+    target = "https://w3id.org/stackgraph/graph/files"
+    assert (
+        main(["push", oxigraph + "/update", "--graph", target, "--data", str(inventory), "--data", str(trig)])
+        == 0
+    )
+    remote = remote_graph(oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": target}))
+    local = load_graph([inventory, trig]).graph
+    assert _canonical(remote.query("CONSTRUCT WHERE { ?s ?p ?o }").graph) == _canonical(local)
+    _update(oxigraph, f"DROP GRAPH <{target}>")
