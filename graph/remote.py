@@ -1,18 +1,22 @@
 """A remote SPARQL 1.1 triplestore as the graph: ``--store URL`` reads it, ``stackgraph push`` fills it.
 
-Both go through rdflib's own protocol clients (SPARQLStore for queries, SPARQLUpdateStore for
-updates), so any SPARQL 1.1 server works; Oxigraph server and Virtuoso are the ones tested.
+Both go through plain SPARQL 1.1 protocol requests (rdflib's SPARQLStore for queries, SPARQL
+Update and, where the server has it, the Graph Store Protocol for push), so any SPARQL 1.1 server
+works; Oxigraph server and Virtuoso are the ones tested.
 
 - ``--store`` takes the *query* endpoint (Oxigraph: ``http://host:7878/query``, Virtuoso:
   ``http://host:8890/sparql``). To read one named graph instead of the server's default graph, add
   the protocol's own parameter: ``http://host:7878/query?default-graph-uri=https://example.org/g``.
 - ``push`` takes the *update* endpoint (Oxigraph: ``/update``; Virtuoso: ``/sparql`` after granting
-  SPARQL_UPDATE) and sends ``INSERT DATA`` in batches. Blank nodes are only the same node within
+  SPARQL_UPDATE). graph/push.py sends one bulk upload where the server takes it, else
+  ``INSERT DATA`` in batches (:func:`push_graph` here). Blank nodes are only the same node within
   one request, so every group of triples joined by blank nodes travels in a single batch (as
-  ``INSERT {...} WHERE {}``, the form Virtuoso accepts blank nodes in).
-- Bulk reads (the catalog at start-up) bypass rdflib's XML client: plain SELECTs fetched as CSV
-  (:func:`select_csv`), 4x faster at 100k entities. The catalog is still read whole, once per
-  URL and triple count, and cached on disk; later starts read the cache.
+  ``INSERT {...} WHERE {}``, the form Virtuoso accepts blank nodes in). Push then writes a
+  manifest (:func:`read_manifest`) in a graph of its own.
+- A store with a manifest for this installation's built-in graph is not read whole at start
+  (graph/remote_catalog.py). Any other store's catalog is read whole as plain SELECTs fetched as
+  CSV (:func:`select_csv`, 4x faster than rdflib's XML client at 100k entities), once per URL and
+  triple count, and cached on disk.
 - ``--data`` with ``--store`` is refused: the remote store is the whole graph, and silently mixing
   local files into some answers and not into others (SPARQL sent to the server would not see
   them) would be worse than an error. Push the files instead (``stackgraph push URL --data F``).

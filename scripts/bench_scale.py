@@ -55,7 +55,8 @@ for _ in range(5):
         t = time.perf_counter(); engine.ask(q); times.append(time.perf_counter() - t)
 times.sort()
 print(json.dumps({"mean_ms": 1000 * statistics.mean(times), "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
-                  "answer": engine.ask(questions[0]).answer.splitlines()[0]}))
+                  "answer": engine.ask(questions[0]).answer.splitlines()[0],
+                  "answers": [engine.ask(q).answer for q in questions]}))
 """
 
 
@@ -143,7 +144,12 @@ def _warm(data: str, store: str, env: dict[str, str], timeout: float) -> dict:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
         return json.loads(done.stdout.strip().splitlines()[-1])
     except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError):
-        return {"mean_ms": float("inf"), "p95_ms": float("inf"), "answer": "(timeout or error)"}
+        return {
+            "mean_ms": float("inf"),
+            "p95_ms": float("inf"),
+            "answer": "(timeout or error)",
+            "answers": [],
+        }
 
 
 def server(size: int, inventory: Path, work: Path, timeout: float) -> dict:
@@ -207,11 +213,13 @@ def main() -> None:
         if not args.server_only:
             print("| entities | first start | later start | warm mean / p95 | peak RSS | same answer |")
             print("|---|---|---|---|---|---|")
+        answers: dict[int, list[str]] = {}
         for size in args.sizes:
             inventory = write_inventory(size, work / f"inventory-{size}.ttl")
             if args.server_only:
                 continue
             row = embedded(size, inventory, work, args.timeout)
+            answers[size] = row.get("answers", [])
             print(
                 f"| {size:,} | {row['first_s']:.1f} s | {row['later_s']:.1f} s | "
                 f"{row['mean_ms']:.1f} / {row['p95_ms']:.1f} ms | {row['rss_mb']:,} MB | {row['same_answer']} |",
@@ -236,6 +244,11 @@ def main() -> None:
                     flush=True,
                 )
                 print(f"  first answer line: {row['answer']}", flush=True)
+                if answers.get(size):
+                    same = row.get("answers") == answers[size]
+                    print(
+                        f"  same answers as embedded on {len(WARM_QUESTIONS)} questions: {same}", flush=True
+                    )
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
