@@ -38,6 +38,9 @@ from stackgraph.graph.store import PREFIXES, LoadedGraph, load_graph
 MAX_PHRASE_WORDS = 8
 #: Literals per lookup query (a question rarely needs more than a few hundred).
 LOOKUP_CHUNK = 1500
+#: Words of a text looked up as names: a question is shorter; a pasted log is not, and its
+#: spellings grow with it (about 100 literals a word), so only its beginning is looked up.
+MAX_LOOKUP_WORDS = 64
 
 _TOKEN_EDGE = re.compile(r"^[\"'“”‘’(\[{<,;:!?.]+|[\"'“”‘’)\]}>,;:!?.]+$")
 
@@ -70,7 +73,7 @@ def phrases(text: str, max_words: int = MAX_PHRASE_WORDS) -> set[str]:
     words (punctuation at their edges dropped), as typed, in lower, upper and title case, with a
     capital first letter, each word's case chosen apart for short runs, and with the last word's
     plural or singular."""
-    words = [w for w in (_TOKEN_EDGE.sub("", token) for token in text.split()) if w]
+    words = [w for w in (_TOKEN_EDGE.sub("", token) for token in text.split()) if w][:MAX_LOOKUP_WORDS]
     found: set[str] = set()
     for size in range(1, min(max_words, len(words)) + 1):
         for start in range(len(words) - size + 1):

@@ -422,3 +422,24 @@ def test_bulk_push_of_files_is_the_local_graph(oxigraph: str, tmp_path: Path) ->
     local = load_graph([inventory, trig]).graph
     assert _canonical(remote.query("CONSTRUCT WHERE { ?s ?p ?o }").graph) == _canonical(local)
     _update(oxigraph, f"DROP GRAPH <{target}>")
+
+
+def test_names_looked_up_once_are_not_asked_again(inventory_store, monkeypatch) -> None:
+    """What discovery read is remembered: the same question again sends no lookup, and a long
+    pasted text is looked up by its beginning only (a bounded number of spellings)."""
+    from stackgraph.graph import remote_catalog
+    from stackgraph.graph.engine import Engine
+
+    url, _inventory = inventory_store
+    engine = Engine.load(store_url=url, semantic=False)
+    first = engine.ask("where does volume volume-000004 fit?").answer
+    assert "volume volume-000004" in first
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("looked up again")
+
+    monkeypatch.setattr(remote_catalog, "select_csv", refuse)
+    assert engine.ask("where does volume volume-000004 fit?").answer == first
+    long_text = " ".join(f"word{i} Mixed{i} CASE{i}" for i in range(500))
+    beginning = " ".join(long_text.split()[: remote_catalog.MAX_LOOKUP_WORDS])
+    assert remote_catalog.phrases(long_text) == remote_catalog.phrases(beginning)
