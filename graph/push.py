@@ -20,6 +20,7 @@ Protocol endpoint take about 8 s on Oxigraph. So push:
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import urllib.error
 import urllib.request
@@ -181,6 +182,15 @@ def builtin_hash() -> str:
     return _hash_files(builtin_files())
 
 
+def manifest_void(graph_iri: str | None) -> str:
+    """The update that makes an earlier push's manifest incomplete (so unread)."""
+    subject = f"<{manifest_subject(graph_iri)}>"
+    return " ;\n".join(
+        f"DELETE WHERE {{ GRAPH <{MANIFEST_GRAPH}> {{ {subject} <{SG}{p}> ?o }} }}"
+        for p in ("builtinHash", "pushId")
+    )
+
+
 def manifest_update(graph_iri: str | None, push_id: str, touched: list[str], keep_touched: bool) -> str:
     """The update that records a push: replaces the hash and id, and the touched entities unless
     ``keep_touched`` (a push without ``--clear`` adds to what an earlier push left)."""
@@ -229,6 +239,11 @@ def push(
     """
     push_id = uuid.uuid4().hex
     touched = _touched_builtin_entities(graph)
+    # First void the note of an earlier push: a push that fails half-way must not leave readers
+    # trusting a manifest that no longer describes the store.
+    # (A failure here is told only if the data then goes through: see the end.)
+    with contextlib.suppress(RemoteStoreError):
+        _update(update_url, manifest_void(graph_iri))
     gsp = store_endpoint(update_url) if batch_size is None else None
     sent: int | None = None
     if gsp is not None:
@@ -257,8 +272,19 @@ def push(
         sent = push_graph(
             graph, update_url, graph_iri, batch_size or DEFAULT_BATCH, clear and gsp is None, progress
         )
-    _update(update_url, manifest_update(graph_iri, push_id, touched, keep_touched=not clear))
+    _update_or_notice(
+        update_url, manifest_update(graph_iri, push_id, touched, keep_touched=not clear), notice
+    )
     return sent
+
+
+def _update_or_notice(update_url: str, text: str, notice: Callable[[str], None] | None) -> None:
+    """Send a manifest update; a server that refuses it only costs readers the shortcut."""
+    try:
+        _update(update_url, text)
+    except RemoteStoreError as error:
+        if notice is not None:
+            notice(f"could not write the push manifest ({error.reason}); --store will read this store whole")
 
 
 __all__ = ["UPLOAD_PIECE", "builtin_hash", "manifest_update", "push", "store_endpoint"]

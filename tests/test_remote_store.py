@@ -443,3 +443,21 @@ def test_names_looked_up_once_are_not_asked_again(inventory_store, monkeypatch) 
     long_text = " ".join(f"word{i} Mixed{i} CASE{i}" for i in range(500))
     beginning = " ".join(long_text.split()[: remote_catalog.MAX_LOOKUP_WORDS])
     assert remote_catalog.phrases(long_text) == remote_catalog.phrases(beginning)
+
+
+def test_a_push_whose_manifest_is_refused_leaves_no_stale_one(oxigraph: str, monkeypatch, capsys) -> None:
+    """If the server refuses the manifest, the push still succeeds (the data is there), says so,
+    and the earlier push's manifest no longer counts: readers then read the store whole."""
+    from stackgraph.graph import push as push_module
+    from stackgraph.graph.remote import read_manifest
+
+    target = "https://w3id.org/stackgraph/graph/refused"
+    url = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": target})
+    assert main(["push", oxigraph + "/update", "--graph", target, "--clear"]) == 0
+    assert read_manifest(remote_graph(url)) is not None
+    monkeypatch.setattr(push_module, "manifest_update", lambda *args, **kwargs: "NOT SPARQL")
+    assert main(["push", oxigraph + "/update", "--graph", target, "--clear"]) == 0
+    assert "could not write the push manifest (HTTP 400" in capsys.readouterr().err
+    assert read_manifest(remote_graph(url)) is None
+    assert count_triples(remote_graph(url)) == len(load_graph().graph)
+    _update(oxigraph, f"DROP GRAPH <{target}>")
