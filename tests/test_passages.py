@@ -202,3 +202,75 @@ def test_a_relationship_answer_leaving_out_a_named_entity_meets_the_passages(eng
         answer = engine.ask(f"What is the relationship between {names[0]}, {names[1]} and {names[2]}?")
         complete += all(n.lower() in answer.answer.lower() for n in names)
     assert complete >= len(combos) // 4
+
+
+def _opening(text: str) -> str:
+    return " ".join(text.lower().split())[:60]
+
+
+def _shared_statements(engine: Engine) -> list[list]:
+    """Groups of passages of different entities that state the same sentence."""
+    groups: dict[str, list] = {}
+    for passage in engine.passages.passages:
+        if not passage.relation:
+            groups.setdefault(_opening(passage.object), []).append(passage)
+    return [g for g in groups.values() if len({p.subject for p in g}) > 1]
+
+
+def test_a_statement_two_entities_carry_is_said_once(engine: Engine) -> None:
+    groups = _shared_statements(engine)
+    assert groups, "the graph states some sentences on more than one entity"
+    asked = 0
+    for group in groups[:12]:
+        text = group[0].object
+        answer = engine.ask(" ".join(text.split()[:14]))
+        if not answer.answered:
+            continue
+        asked += 1
+        said = " ".join(answer.answer.lower().split())
+        assert said.count(_opening(text)) <= 1, answer.answer
+    assert asked >= 6
+
+
+def test_a_definition_fallback_loses_a_tie_to_a_statement_about_the_same_entity(engine: Engine) -> None:
+    from stackgraph.graph.model import Answer
+
+    nccl = engine.resolve("NCCL")
+    question = terms("NCCL bootstrap ring")
+    definition = Answer("q", True, "NCCL: collective library. ring", "define", 0.9, entities=(nccl,))
+    statement = Answer("q", True, "NCCL: ring bootstrap order.", "define", 0.8, entities=(nccl,))
+    assert compete.coverage(engine, question, statement.answer) >= compete.coverage(
+        engine, question, definition.answer
+    )
+    assert compete.better(engine, question, definition, statement) is statement
+    # Any other first answer keeps its head start on a tie.
+    placed = Answer("q", True, definition.answer, "where_fits", 0.9, entities=(nccl,))
+    assert compete.better(engine, question, placed, statement) is placed
+
+
+def test_a_report_sharing_several_words_with_a_statement_is_answered_alone(engine: Engine) -> None:
+    """Three distinct words of the question in one statement are evidence even when the rest of
+    the question is in words the statement does not use (coverage below the alone bar)."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    filler = "our team saw this happen twice during the weekend migration window again"
+    tried = 0
+    for passage in engine.passages.passages[::7]:
+        words = [w for w in passage.object.split() if w.isalpha() and len(w) > 6][:3]
+        if passage.relation or len(set(terms(" ".join(words)))) < reports.ALONE_WORDS:
+            continue
+        question = f"{filler} {' '.join(words)}"
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        hits = reports.rank(ctx, use_semantic=False)
+        if not hits or engine.passages.coverage(parsed.terms, hits[0].passage) >= reports.ALONE_COVERAGE:
+            continue
+        if len(engine.passages.shared_terms(parsed.terms, hits[0].passage)) < reports.ALONE_WORDS:
+            continue
+        tried += 1
+        assert reports.from_passages(ctx, alone=True, use_semantic=False) is not None
+        if tried >= 5:
+            break
+    assert tried >= 3

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Answer
 
+#: The intent of a definition answer (``intents.DEFINE``; not imported, to keep this module a leaf).
+DEFINE = "define"
 #: How much more of the question the passage answer must cover to replace the intent's answer.
 MARGIN = 0.1
 
@@ -57,6 +59,11 @@ def better(engine: Engine, question: str | Sequence[str], first: Answer, challen
         return first  # the intent's answer is about a part of what the passage is about
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
+    if first.intent == DEFINE and mine_about and mine_about == theirs_about and theirs >= mine:
+        # A definition is the fallback when nothing answers the property asked about; a passage
+        # answer about the same entity that covers as much of the question says a statement
+        # matched to the whole question (and the definition beside it), so it answers more.
+        return challenger
     return challenger if theirs > mine + MARGIN else first
 
 
