@@ -274,3 +274,36 @@ def test_a_report_sharing_several_words_with_a_statement_is_answered_alone(engin
         if tried >= 5:
             break
     assert tried >= 3
+
+
+def test_a_definition_of_a_name_the_graph_lacks_is_declined(engine: Engine, semantic_engine: Engine) -> None:
+    """ "What is a <word>?" for a word the graph uses but names no entity by is declined: the graph
+    has no definition of it, however many statements use the word."""
+    from stackgraph.graph.answering import question as question_module
+
+    index = engine.passages
+    labelled = {
+        t
+        for rec in (engine.catalog.get(iri) for iri in {p.subject for p in index.passages})
+        if rec
+        for label in engine.catalog.all_labels(rec)
+        for t in terms(label)
+    }
+    words = sorted(
+        {w.lower() for p in index.passages for w in p.object.split() if w.isalpha() and len(w) > 7},
+        key=lambda w: -len(index.postings.get(terms(w)[0] if terms(w) else "", ())),
+    )
+    asked = 0
+    for word in words:
+        stems = terms(word)
+        question = f"What is a {word}?"
+        parsed = question_module.Question.parse(engine, question)
+        if len(stems) != 1 or stems[0] in labelled or parsed.mentions:
+            continue
+        assert len(index.postings.get(stems[0], ())) > 0  # the graph uses the word
+        for each in (engine, semantic_engine):
+            assert not each.ask(question).answered, (question, each.ask(question).answer)
+        asked += 1
+        if asked >= 4:
+            break
+    assert asked >= 4

@@ -41,6 +41,9 @@ LAYER_BY_ROLE_MIN = 0.45
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
 
+#: A definition question of at most this many content words asks for a name, not a description.
+NAME_LOOKUP_TERMS = 3
+
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
@@ -167,6 +170,8 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             return _dedupe(layers + subjects + weak_rest)
         return _dedupe(subjects + layers + weak_rest)
     # Nothing named: find what the question describes.
+    if _unknown_name(parsed):
+        return []
     found: dict[str, Candidate] = {}
     for iri, score in engine.lexical.search(question, k=5):
         if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= DESCRIBED_COVERAGE:
@@ -181,6 +186,17 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             if prior is None or prior.score < score:
                 found[iri] = Candidate(iri, score, "semantic")
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
+
+
+def _unknown_name(parsed: Question) -> bool:
+    """Whether the question asks to define a name the graph does not have: "what is an index?"
+    names nothing, and the graph has no definition of it however close in meaning "index size" or
+    a passage on vector indexes is; a longer definition question describes what it asks about."""
+    return (
+        parsed.intent.intent == intents.DEFINE
+        and not parsed.mentions
+        and len(set(parsed.terms)) <= NAME_LOOKUP_TERMS
+    )
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
@@ -265,8 +281,10 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     """
     # The shape of the answer given, not the guess from the wording: "what are the benefits of
     # X?" reads like a list question and is answered as where X fits.
-    if ctx.from_conversation or (
-        first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first)
+    if (
+        ctx.from_conversation
+        or (first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first))
+        or (not first.answered and _unknown_name(ctx.parsed))
     ):
         return None
     if first.answered:
