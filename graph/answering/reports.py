@@ -10,6 +10,7 @@ the question the first leaves out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from rdflib import URIRef
@@ -117,8 +118,9 @@ def from_passages(
         _record(ctx, passage)
         parts.append(sentence(first_sentences(passage.text, 420)))
         definition = _definition(ctx, passage)
-        if definition and not said_already(definition, " ".join(parts)):
-            parts.append(sentence(first_sentences(definition, 240)))
+        rest = unsaid(definition, " ".join(parts)) if definition else ""
+        if rest:
+            parts.append(sentence(first_sentences(rest, 240)))
         if passage.subject not in subjects:
             subjects.append(passage.subject)
     for subject in subjects[:MAX_PASSAGES]:
@@ -135,6 +137,8 @@ def from_passages(
     return ctx.answer(text, intent, confidence)
 
 
+#: Sentences shorter than this are kept even when found in the answer: too short to be a repeat.
+UNSAID_MIN = 24
 #: Leading characters of a statement compared to tell whether it was said already.
 SAME_PREFIX = 60
 
@@ -153,6 +157,17 @@ def said_already(text: str, said: str) -> bool:
     """Whether ``said`` already contains the statement ``text`` (its opening, case and spacing
     aside)."""
     return _key(text) in " ".join(said.lower().split())
+
+
+def unsaid(text: str, said: str) -> str:
+    """``text`` without its sentences that ``said`` already contains: a definition often repeats
+    a note the answer has just given ("The product surface. An agent is a loop: ...")."""
+    kept = [
+        s
+        for s in re.split(r"(?<=[.!?])\s+", text.strip())
+        if s and (len(s) < UNSAID_MIN or not said_already(s, said))
+    ]
+    return " ".join(kept)
 
 
 def _same_statement(a: Passage, b: Passage) -> bool:
@@ -278,6 +293,8 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     text = answer.answer
     for passage in added:
         extra = sentence(first_sentences(passage.text, 300))
+        if said_already(statement(passage), text):
+            continue
         if len(text) + len(extra) + 7 > MAX_ANSWER_CHARS:
             break
         _record(ctx, passage)
