@@ -307,3 +307,29 @@ def test_a_definition_of_a_name_the_graph_lacks_is_declined(engine: Engine, sema
         if asked >= 4:
             break
     assert asked >= 4
+
+
+def test_an_entity_stating_a_sentence_already_said_is_named_not_repeated(engine: Engine) -> None:
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    checked = 0
+    for group in _shared_statements(engine)[:20]:
+        first, other = group[0], next(p for p in group if p.subject != group[0].subject)
+        name = engine.catalog.display(other.subject)
+        question = f"{' '.join(first.object.split()[:12])} {name}"
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        hits = reports.rank(ctx, use_semantic=False, k=2)
+        keys = {h.passage.key for h in hits}
+        if {first.key, other.key} - keys or name.lower() in first.text.lower():
+            continue  # both must lead, and the first must not name the other already
+        answer = reports.from_passages(ctx, use_semantic=False)
+        assert answer is not None
+        said = " ".join(answer.answer.lower().split())
+        assert said.count(_opening(first.object)) == 1, answer.answer
+        assert name.lower() in said
+        assert other.subject in {e.iri for e in answer.entities}
+        checked += 1
+    assert checked >= 3

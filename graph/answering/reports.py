@@ -106,15 +106,25 @@ def from_passages(
             and hit.score >= TIE_SHARE * hits[0].score
             and hit.passage.subject != hits[0].passage.subject
         )
-        if (new or tie or not REQUIRE_NEW) and not any(
-            _same_statement(hit.passage, c.passage) for c in chosen
-        ):
+        if any(_same_statement(hit.passage, c.passage) for c in chosen):
+            label = ctx.catalog.display(hit.passage.subject).lower()
+            if label in " ".join(c.passage.text for c in chosen).lower():
+                continue  # the same thing said again by an entity the answer names already
+        if new or tie or not REQUIRE_NEW:
             chosen.append(hit)
             covered |= new
     parts: list[str] = []
     subjects: list[str] = []
-    for hit in chosen:
+    for n, hit in enumerate(chosen):
         passage = hit.passage
+        if any(_same_statement(passage, c.passage) for c in chosen[:n]):
+            # Another entity states the same sentence: name it rather than repeat the sentence.
+            echo = _echo(ctx, passage, " ".join(parts))
+            if echo:
+                _record(ctx, passage)
+                parts.append(echo)
+                subjects.append(passage.subject)
+            continue
         _record(ctx, passage)
         parts.append(sentence(first_sentences(passage.text, 420)))
         definition = _definition(ctx, passage)
@@ -157,6 +167,19 @@ def said_already(text: str, said: str) -> bool:
     """Whether ``said`` already contains the statement ``text`` (its opening, case and spacing
     aside)."""
     return _key(text) in " ".join(said.lower().split())
+
+
+def _echo(ctx: Context, passage: Passage, said: str) -> str:
+    """How to say a passage whose sentence the answer already gives for another entity: the
+    entity's name is then the news ("Treat every tool as an authenticated API endpoint" for the
+    same reason; all-gather defined like all-reduce), unless the answer names it already (an
+    alias of the entity that said it)."""
+    label = ctx.catalog.display(passage.subject)
+    if label.lower() in said.lower():
+        return ""
+    if passage.relation or passage.text.startswith(f"{label}: "):
+        return f"The same holds for {label}."
+    return sentence(label)  # a practice or a reason: its name says what to do
 
 
 def unsaid(text: str, said: str) -> str:
