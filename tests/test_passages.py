@@ -333,3 +333,16 @@ def test_an_entity_stating_a_sentence_already_said_is_named_not_repeated(engine:
         assert other.subject in {e.iri for e in answer.entities}
         checked += 1
     assert checked >= 3
+
+
+def test_an_answer_about_a_described_entity_loses_a_tie_to_the_passage_answer(engine: Engine) -> None:
+    """The intent's answer keeps its head start only when it is about what the question names."""
+    from stackgraph.graph.model import Answer
+
+    question = terms("racks draw more power than the room was built for")
+    said = "Racks draw more power than the room was built for."
+    density = engine.search("rack power density")[0][0]
+    first = Answer("q", True, said, "diagnose", 0.9, entities=(density,))
+    passage = Answer("q", True, said, "diagnose", 0.8, entities=(density,))
+    assert compete.better(engine, question, first, passage, described=True) is passage
+    assert compete.better(engine, question, first, passage, described=False) is first

@@ -253,7 +253,7 @@ def answer_question(
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
     proposal = _from_passages(ctx, answer)
-    chosen = compete.better(engine, parsed.terms, answer, proposal)
+    chosen = compete.better(engine, parsed.terms, answer, proposal, _described(ctx))
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
@@ -294,12 +294,25 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
             return None  # no passage could beat it by the margin: skip building and ranking them
         ctx.evidence = Evidence(ctx.engine)
         cheap = reports.from_passages(ctx, use_semantic=False)
-        if cheap is None or compete.better(ctx.engine, ctx.parsed.terms, first, cheap) is first:
+        if (
+            cheap is None
+            or compete.better(ctx.engine, ctx.parsed.terms, first, cheap, _described(ctx)) is first
+        ):
             return None
         if not ctx.engine.semantic:
             return cheap
     ctx.evidence = Evidence(ctx.engine)
     return reports.from_passages(ctx, alone=not first.answered)
+
+
+#: How a candidate was found when the question names it.
+NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation"})
+
+
+def _described(ctx: Context) -> bool:
+    """Whether the intent's answer is about what the question describes rather than names: its
+    first candidate came from word overlap or meaning."""
+    return bool(ctx.candidates) and ctx.candidates[0].how not in NAMED_HOW
 
 
 def _says_all_named(ctx: Context, answer: Answer) -> bool:
