@@ -346,3 +346,32 @@ def test_an_answer_about_a_described_entity_loses_a_tie_to_the_passage_answer(en
     passage = Answer("q", True, said, "diagnose", 0.8, entities=(density,))
     assert compete.better(engine, question, first, passage, described=True) is passage
     assert compete.better(engine, question, first, passage, described=False) is first
+
+
+def test_a_passage_about_a_command_says_the_command_even_unplaced(engine: Engine) -> None:
+    """A command's "shows" statement is answered with the command to run, whether or not the
+    graph places the command in a layer."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.placement import placements
+    from stackgraph.graph.answering.question import Question
+    from stackgraph.graph.answering.symptoms import one_line
+
+    checked = 0
+    for passage in engine.passages.passages:
+        if passage.predicate != str(SG.shows):
+            continue
+        command = fetch(engine, passage.subject).text(SG.commandText)
+        question = " ".join(passage.object.split()[:16])
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        if not command or placements(ctx, passage.subject):
+            continue
+        hits = reports.rank(ctx, use_semantic=False, k=1)
+        if not hits or hits[0].passage.key != passage.key:
+            continue
+        answer = reports.from_passages(ctx, use_semantic=False)
+        assert answer is not None and one_line(command) in answer.answer, answer
+        checked += 1
+    assert checked >= 2

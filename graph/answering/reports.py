@@ -275,10 +275,9 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         for layer in layers:
             ctx.evidence.fact(iri, SG.appliesTo, layer)
             ctx.evidence.entity(layer)
-        return sentence(
-            f"It applies to {join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])}"
-        )
-    return ""
+        phrases = join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])
+        parts.append(sentence(f"It applies to {phrases}"))
+    return " ".join(parts)  # the command to run, said even when nothing places the subject
 
 
 def supplement(ctx: Context, answer: Answer) -> Answer:
