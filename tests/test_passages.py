@@ -375,3 +375,33 @@ def test_a_passage_about_a_command_says_the_command_even_unplaced(engine: Engine
         assert answer is not None and one_line(command) in answer.answer, answer
         checked += 1
     assert checked >= 2
+
+
+def test_a_passage_answer_spells_out_its_subjects_acronym_once(engine: Engine) -> None:
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.knowledge import expansion
+    from stackgraph.graph.answering.question import Question
+
+    checked = 0
+    for passage in engine.passages.passages:
+        if passage.predicate != reports.SKOS_DEFINITION:
+            continue
+        question = " ".join(passage.object.split()[:14])
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        spelled = expansion(ctx, passage.subject)
+        if not spelled or spelled.lower() in passage.text.lower():
+            continue
+        hits = reports.rank(ctx, use_semantic=False, k=1)
+        if not hits or hits[0].passage.key != passage.key:
+            continue
+        answer = reports.from_passages(ctx, use_semantic=False)
+        assert answer is not None
+        label = engine.catalog.display(passage.subject)
+        assert answer.answer.startswith(f"{label} ({spelled})"), answer.answer
+        assert answer.answer.count(f"({spelled})") == 1
+        checked += 1
+        if checked >= 5:
+            break
+    assert checked >= 3

@@ -18,6 +18,7 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
@@ -126,7 +127,7 @@ def from_passages(
                 subjects.append(passage.subject)
             continue
         _record(ctx, passage)
-        parts.append(sentence(first_sentences(passage.text, 420)))
+        parts.append(sentence(first_sentences(_spelled_out(ctx, passage, " ".join(parts)), 420)))
         definition = _definition(ctx, passage)
         rest = unsaid(definition, " ".join(parts)) if definition else ""
         if rest:
@@ -167,6 +168,21 @@ def said_already(text: str, said: str) -> bool:
     """Whether ``said`` already contains the statement ``text`` (its opening, case and spacing
     aside)."""
     return _key(text) in " ".join(said.lower().split())
+
+
+def _spelled_out(ctx: Context, passage: Passage, said: str) -> str:
+    """The passage with its subject's acronym spelled out the first time the answer names it
+    ("SSE (Server-Sent Events): ..."), as a definition answer names it."""
+    label = ctx.catalog.display(passage.subject)
+    spelled = expansion(ctx, passage.subject)
+    if (
+        not spelled
+        or not passage.text.startswith(label)
+        or spelled.lower() in passage.text.lower()
+        or label.lower() in said.lower()
+    ):
+        return passage.text
+    return f"{label} ({spelled}){passage.text[len(label) :]}"
 
 
 def _echo(ctx: Context, passage: Passage, said: str) -> str:
