@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -309,19 +309,40 @@ _REMOTE_FACTS = tuple(
 )
 
 
-def _remote_records(graph: rdflib.Graph, sections: dict[str, SourceRef]) -> dict[str, EntityRecord]:
+def _remote_records(
+    graph: rdflib.Graph, sections: dict[str, SourceRef], iris: Collection[str] | None = None
+) -> dict[str, EntityRecord]:
     """The records of :data:`_ENTITY_QUERY` and :data:`_SOURCE_QUERY`, read from a remote store as
     plain SELECTs in CSV (graph/remote.py), sent together and joined here; the same records as the
     embedded path (tests/test_remote_store.py compares them). ``sections`` are the graph's source
-    sections (graph.sources), so that a citation carries its document's title here too."""
+    sections (graph.sources), so that a citation carries its document's title here too.
+
+    With ``iris``, only those entities' records (graph/remote_catalog.py reads a store's entities
+    as questions name them); the labels of their classes and models come in one more query.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     from stackgraph.graph.remote import select_csv
 
+    queries: tuple[str, ...] = (_REMOTE_LABELS, _REMOTE_TYPES, *(query for _name, query in _REMOTE_FACTS))
+    if iris is not None:
+        if not iris:
+            return {}
+        values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(iris)) + " } "
+        queries = tuple(query.replace("WHERE { ", "WHERE { " + values, 1) for query in queries)
     # The four reads at once: each is mostly waiting on the server, which evaluates them in parallel.
-    queries = (_REMOTE_LABELS, _REMOTE_TYPES, *(query for _name, query in _REMOTE_FACTS))
     with ThreadPoolExecutor(max_workers=4) as pool:
         label_rows, type_rows, *fact_columns = pool.map(lambda query: list(select_csv(graph, query)), queries)
+    if iris is not None:  # the classes' and models' labels, which the restricted reads left out
+        named = {row[1] for row in type_rows} | {
+            value
+            for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)
+            if name == "sg:inModel"
+            for _iri, value in column
+        }
+        values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(named)) + " } "
+        if named:
+            label_rows += list(select_csv(graph, _REMOTE_LABELS.replace("WHERE { ", "WHERE { " + values, 1)))
     fact_rows = [
         (name, iri, value)
         for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)

@@ -17,9 +17,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import rdflib
 from rdflib.util import guess_format
+
+if TYPE_CHECKING:
+    from stackgraph.graph.remote import PushManifest
 
 SG = rdflib.Namespace("https://w3id.org/stackgraph/ns#")
 KG = rdflib.Namespace("https://w3id.org/stackgraph/id/")
@@ -70,6 +74,9 @@ class LoadedGraph:
     data_files: list[str] = field(default_factory=list)
     #: The remote SPARQL endpoint behind the graph, or None for the embedded store.
     store_url: str | None = None
+    #: With ``store_url``: what ``stackgraph push`` noted it pushed there (graph.remote.PushManifest),
+    #: or None when the store was filled otherwise.
+    push_manifest: PushManifest | None = None
 
 
 def builtin_files() -> list[Path]:

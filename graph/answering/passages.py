@@ -355,7 +355,10 @@ def build(engine: Engine) -> PassageIndex:
 
     props = " ".join(f"<{p}>" for p in TEXT_PROPERTIES if p != str(SG.commandText))
     rows = sorted(
-        ((str(r.s), str(r.p), str(r.t)) for r in engine.graph.query(_TEXT_QUERY.replace("$props", props))),
+        (
+            (str(r.s), str(r.p), str(r.t))
+            for r in engine.index_graph.query(_TEXT_QUERY.replace("$props", props))
+        ),
     )
     for subject, predicate, text in rows:
         if engine.lexical.is_boilerplate(text):
@@ -366,7 +369,7 @@ def build(engine: Engine) -> PassageIndex:
     rel_props = " ".join(f"<{p}>" for p in RELATIONS)
     rel_rows = sorted(
         (str(r.s), str(r.p), str(r.o))
-        for r in engine.graph.query(_RELATION_QUERY.replace("$props", rel_props))
+        for r in engine.index_graph.query(_RELATION_QUERY.replace("$props", rel_props))
     )
     for subject, predicate, obj in rel_rows:
         if obj not in catalog:
