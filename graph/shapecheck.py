@@ -62,6 +62,10 @@ class Check:
     #: focus nodes (any subject). Conforming data answers false and the check ends there; joining
     #: 100k focus nodes is most of a check's cost (the 78 checks: 21 s -> 8 s at 1.1M triples).
     precheck: str | None = None
+    #: For ``sh:minCount 1``: the focus sub-select, and the path that must have a value. Such
+    #: checks of one focus run as one query (the focus computed once for all: 6.9 s -> 4.1 s).
+    focus: str | None = None
+    required: rdflib.URIRef | None = None
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,7 @@ def _property_checks(
         raise Unsupported("property paths other than a single IRI")
     shape_id = prop if isinstance(prop, rdflib.URIRef) else node_shape
 
-    def check(query: str, precheck: str | None = None) -> Check:
+    def check(query: str, precheck: str | None = None, required: bool = False) -> Check:
         return Check(
             shape_id=shape_id,
             name=str(shapes.value(prop, SH.name) or shape_id),
@@ -151,12 +155,16 @@ def _property_checks(
             severity=_severity(shapes, prop),
             query=query,
             precheck=precheck,
+            focus=focus if required else None,
+            required=path if required else None,
         )
 
     p = _iri(path)
     for low in shapes.objects(prop, SH.minCount):
         if int(low) == 1:
-            yield check(f"SELECT ?this WHERE {{ {focus} FILTER NOT EXISTS {{ ?this {p} ?_v }} }}")
+            yield check(
+                f"SELECT ?this WHERE {{ {focus} FILTER NOT EXISTS {{ ?this {p} ?_v }} }}", required=True
+            )
         else:
             yield check(
                 f"SELECT ?this WHERE {{ {focus} OPTIONAL {{ ?this {p} ?_v }} }} "
@@ -339,6 +347,31 @@ def _ask(graph: rdflib.Graph, query: str) -> bool:
     return bool(graph.query(query).askAnswer)
 
 
+def _units(checks: list[Check]) -> list[list[int]]:
+    """The checks (by index) as units of work: the ``required`` checks of one focus together."""
+    units: list[list[int]] = []
+    grouped: dict[str, list[int]] = {}
+    for index, check in enumerate(checks):
+        if check.required is None or check.focus is None:
+            units.append([index])
+        elif check.focus in grouped:
+            grouped[check.focus].append(index)
+        else:
+            grouped[check.focus] = [index]
+            units.append(grouped[check.focus])
+    return units
+
+
+def _required_query(checks: list[Check]) -> str:
+    """One query for the ``required`` checks of one focus: rows (?this, ?k) with ?k the check's
+    position in ``checks``."""
+    values = " ".join(f"({k} {_iri(c.required)})" for k, c in enumerate(checks))  # type: ignore[arg-type]
+    return (
+        f"SELECT ?this ?k WHERE {{ {checks[0].focus} VALUES (?k ?_p) {{ {values} }} "
+        "FILTER NOT EXISTS { ?this ?_p ?_v } }"
+    )
+
+
 def run_checks(
     graph: rdflib.Graph, checks: list[Check], progress: Progress | None = None, stop_after: int | None = None
 ) -> list[Finding]:
@@ -368,16 +401,32 @@ def run_checks(
             found.append(Finding(check=check, focus=row.this, value=value, bindings=bound))
         return found
 
-    findings: list[Finding] = []
+    def unit(indexes: list[int]) -> dict[int, list[Finding]]:
+        if len(indexes) == 1:
+            return {indexes[0]: one(checks[indexes[0]])}
+        members = [checks[i] for i in indexes]
+        found: dict[int, list[Finding]] = {i: [] for i in indexes}
+        for row in graph.query(_required_query(members)):
+            check = members[int(row.k)]
+            found[indexes[int(row.k)]].append(
+                Finding(check=check, focus=row.this, value=None, bindings=(("this", row.this),))
+            )
+        return found
+
+    results: dict[int, list[Finding]] = {}
+    done = count = 0
     with ThreadPoolExecutor(max_workers=CHECK_THREADS) as pool:
-        for done, found in enumerate(pool.map(one, checks), start=1):
-            findings.extend(found)
-            if progress is not None:
-                progress(done, len(checks))
-            if stop_after is not None and len(findings) >= stop_after:
+        for found in pool.map(unit, _units(checks)):
+            for index, rows in found.items():
+                results[index] = rows
+                count += len(rows)
+                done += 1
+                if progress is not None:
+                    progress(done, len(checks))
+            if stop_after is not None and count >= stop_after:
                 pool.shutdown(wait=False, cancel_futures=True)  # the checks not yet started are dropped
                 break
-    return findings
+    return [finding for index in sorted(results) for finding in results[index]]
 
 
 __all__ = ["Check", "Finding", "Unsupported", "compile_shapes", "load_checks", "run_checks"]
