@@ -9,6 +9,11 @@ group is the right one; its rank is printed with our top 3, then ranks@1/3/15 pe
 Ranking failures show as a rank above 1; a rank of "-" means no passage in the pool says it (the
 answer must come from another answerer, or composition must join passages).
 
+Holding the expected strings can be luck (a long passage that names "L6" and "L7" in passing), so
+items that cite the seed line settling them (``why``) are also ranked by that line: the settling
+passage is the first whose words cover at least ``SETTLES`` of the line's words, and its rank is
+printed as ``why N`` with its own ranks@1/3/15.
+
 Usage: python scripts/rank_report.py FILE.jsonl [FILE.jsonl ...] [--quiet] [--lexical]
 """
 
@@ -23,11 +28,14 @@ from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.passages import Hit
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.engine import Engine
+from stackgraph.graph.lexical import terms
 
 #: Passages ranked per question: the pool's whole size, so "not found" means not in the pool.
 DEPTH = 100
 #: Ranks reported in the summary.
 CUTS = (1, 3, 15)
+#: Share of the ``why`` line's words a passage must hold to count as the one that settles the item.
+SETTLES = 0.7
 
 
 def says(ctx: Context, hit: Hit) -> str:
@@ -44,6 +52,20 @@ def says(ctx: Context, hit: Hit) -> str:
 def holds(text: str, groups: list[list[str]]) -> bool:
     low = text.lower()
     return all(any(alt.lower() in low for alt in group) for group in groups)
+
+
+def settles(hit: Hit, why: str) -> bool:
+    """Whether the passage states the seed line that settles the item."""
+    wanted = set(terms(why))
+    return bool(wanted) and len(wanted & set(terms(hit.passage.text))) >= SETTLES * len(wanted)
+
+
+def why_rank(item: dict, hits: list[Hit]) -> int | None:
+    """The 1-based rank of the first passage stating the item's ``why`` line, if it has one."""
+    why = item.get("why")
+    if not why:
+        return None
+    return next((n for n, hit in enumerate(hits, 1) if settles(hit, why)), None)
 
 
 def right_rank(engine: Engine, item: dict, use_semantic: bool) -> tuple[int | None, list[Hit]]:
@@ -76,25 +98,36 @@ def report(engine: Engine, path: Path, quiet: bool, use_semantic: bool) -> dict[
     items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     items = [it for it in items if "q" in it and it.get("answerable", True) and it.get("expect")]
     tally: dict[int | None, int] = {}
+    whys: dict[int | None, int] = {}
     print(f"== {path} ({len(items)} answerable single questions)")
     for item in items:
         rank, hits = right_rank(engine, item, use_semantic)
+        why = why_rank(item, hits)
+        if item.get("why"):
+            whys[why] = whys.get(why, 0) + 1
         answer = engine.ask(item["q"])
         passed = holds(answer.answer, item["expect"]) and answer.answered
         tally[rank] = tally.get(rank, 0) + 1
         if quiet:
             continue
         mark = "ok  " if passed else "FAIL"
-        print(f"{item['id']:>6} rank {rank if rank else '-':>3} {mark} {item['q'][:100]!r}")
+        said = f" why {why if why else '-':>3}" if item.get("why") else ""
+        print(f"{item['id']:>6} rank {rank if rank else '-':>3}{said} {mark} {item['q'][:100]!r}")
         if rank != 1:
             for hit in hits[:3]:
                 print(f"{'':>17}{short(engine, hit)}")
             if rank:
                 print(f"{'':>13}{rank:>3}: {short(engine, hits[rank - 1])}")
+    print(f"ranks {_cuts(tally)}")
+    if whys:
+        print(f"why   {_cuts(whys)}")
+    return tally
+
+
+def _cuts(tally: dict[int | None, int]) -> str:
     total = sum(tally.values())
     cuts = "  ".join(f"@{c} {sum(n for r, n in tally.items() if r and r <= c)}/{total}" for c in CUTS)
-    print(f"ranks {cuts}  not in pool {tally.get(None, 0)}")
-    return tally
+    return f"{cuts}  not in pool {tally.get(None, 0)}"
 
 
 def main() -> None:
