@@ -15,13 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import rdflib
-from oxrdflib import OxigraphStore
-from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
 from stackgraph.graph.model import EntityRef, SourceRef
 from stackgraph.graph.sources import read_sections
-from stackgraph.graph.store import KG, PREFIXES, SG
+from stackgraph.graph.store import KG, PREFIXES, SG, oxigraph_of
 
 PREFIX_DECL = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
 
@@ -278,13 +276,9 @@ def _rows(graph: rdflib.Graph, query: str, columns: tuple[str, ...]) -> Iterator
     On the embedded store this asks pyoxigraph directly: oxrdflib turns every cell into an rdflib
     term first, which was most of a 100k-entity catalog's 190 s. Elsewhere (a remote store), rdflib.
     """
-    store = graph.store
-    if isinstance(store, OxigraphStore):
-        from oxrdflib._converter import to_ox
-
-        identifier = graph.identifier
-        options = {} if identifier == DATASET_DEFAULT_GRAPH_ID else {"default_graph": to_ox(identifier)}
-        for solution in store._inner.query(query, **options):
+    view = oxigraph_of(graph)
+    if view is not None:
+        for solution in view.store.query(query, **view.query_options):
             yield tuple(None if (term := solution[c]) is None else term.value for c in columns)
         return
     for row in graph.query(query):
