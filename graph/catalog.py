@@ -303,6 +303,12 @@ _REMOTE_FACTS = tuple(
 )
 
 
+def _only(query: str, iris: Collection[str]) -> str:
+    """``query`` (one of the remote catalog reads, over ``?e``) restricted to ``iris``."""
+    values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(iris)) + " } "
+    return query.replace("WHERE { ", "WHERE { " + values, 1)
+
+
 def _remote_records(
     graph: rdflib.Graph, sections: dict[str, SourceRef], iris: Collection[str] | None = None
 ) -> dict[str, EntityRecord]:
@@ -322,8 +328,7 @@ def _remote_records(
     if iris is not None:
         if not iris:
             return {}
-        values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(iris)) + " } "
-        queries = tuple(query.replace("WHERE { ", "WHERE { " + values, 1) for query in queries)
+        queries = tuple(_only(query, iris) for query in queries)
     # The four reads at once: each is mostly waiting on the server, which evaluates them in parallel.
     with ThreadPoolExecutor(max_workers=4) as pool:
         label_rows, type_rows, *fact_columns = pool.map(lambda query: list(select_csv(graph, query)), queries)
@@ -334,9 +339,8 @@ def _remote_records(
             if name == "sg:inModel"
             for _iri, value in column
         }
-        values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(named)) + " } "
         if named:
-            label_rows += list(select_csv(graph, _REMOTE_LABELS.replace("WHERE { ", "WHERE { " + values, 1)))
+            label_rows += list(select_csv(graph, _only(_REMOTE_LABELS, named)))
     fact_rows = [
         (name, iri, value)
         for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)

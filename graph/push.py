@@ -34,11 +34,11 @@ from stackgraph.graph.remote import (
     DEFAULT_BATCH,
     MANIFEST_GRAPH,
     RemoteStoreError,
+    describe_error,
     manifest_subject,
     push_graph,
-    reason,
 )
-from stackgraph.graph.store import SG, builtin_files, oxigraph_of
+from stackgraph.graph.store import SG, builtin_files, builtin_hash, oxigraph_of
 
 #: Bytes per piece of the streamed upload (each piece reports progress).
 UPLOAD_PIECE = 1 << 20
@@ -166,13 +166,6 @@ def _touched_builtin_entities(graph: rdflib.Graph) -> list[str]:
     return sorted(s for s in subjects if after.get(s, 0) != before.get(s, 0))
 
 
-def builtin_hash() -> str:
-    """The content hash of the built-in Turtle (the same key the embedded store uses)."""
-    from stackgraph.graph.store import _hash_files
-
-    return _hash_files(builtin_files())
-
-
 def manifest_update(graph_iri: str | None, push_id: str, touched: list[str], keep_touched: bool) -> str:
     """The update that records a push: replaces the hash and id, and the touched entities unless
     ``keep_touched`` (a push without ``--clear`` adds to what an earlier push left)."""
@@ -198,7 +191,7 @@ def _update(update_url: str, text: str) -> None:
         with urllib.request.urlopen(request, timeout=120) as response:
             response.read()
     except OSError as error:
-        raise RemoteStoreError(update_url, reason(error)) from None
+        raise RemoteStoreError(update_url, describe_error(error)) from None
 
 
 def push(
@@ -240,11 +233,13 @@ def push(
                 sent = total
             except urllib.error.HTTPError as error:
                 if error.code not in _NO_GSP:
-                    raise RemoteStoreError(gsp, reason(error)) from None
+                    raise RemoteStoreError(gsp, describe_error(error)) from None
                 if notice is not None:
-                    notice(f"{gsp} does not take bulk loads ({reason(error)}); sending INSERT DATA batches")
+                    notice(
+                        f"{gsp} does not take bulk loads ({describe_error(error)}); sending INSERT DATA batches"
+                    )
             except OSError as error:
-                raise RemoteStoreError(gsp, reason(error)) from None
+                raise RemoteStoreError(gsp, describe_error(error)) from None
     if sent is None:
         sent = push_graph(
             graph, update_url, graph_iri, batch_size or DEFAULT_BATCH, clear and gsp is None, progress
@@ -253,4 +248,4 @@ def push(
     return sent
 
 
-__all__ = ["UPLOAD_PIECE", "builtin_hash", "manifest_update", "push", "store_endpoint"]
+__all__ = ["UPLOAD_PIECE", "manifest_update", "push", "store_endpoint"]

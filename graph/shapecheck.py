@@ -84,11 +84,6 @@ def _iri(node: rdflib.term.Node) -> str:
     return f"<{node}>"
 
 
-def _literal(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-    return f'"{escaped}"'
-
-
 def _list(shapes: rdflib.Graph, head: rdflib.term.Node) -> list[rdflib.term.Node]:
     return list(rdflib.collection.Collection(shapes, head))
 
@@ -109,8 +104,8 @@ def _value_condition(
             parts.append(f"(!isBLANK({var}) && STRLEN(STR({var})) >= {int(arg)})")
         elif param == SH.pattern:
             flags = shapes.value(shape, SH.flags)
-            extra = f", {_literal(str(flags))}" if flags is not None else ""
-            parts.append(f"(!isBLANK({var}) && REGEX(STR({var}), {_literal(str(arg))}{extra}))")
+            extra = f", {rdflib.Literal(str(flags)).n3()}" if flags is not None else ""
+            parts.append(f"(!isBLANK({var}) && REGEX(STR({var}), {rdflib.Literal(str(arg)).n3()}{extra}))")
         elif param == SH["or"]:
             alternatives = [_value_condition(shapes, alt, var) or "true" for alt in _list(shapes, arg)]
             parts.append("(" + " || ".join(alternatives) + ")")

@@ -269,6 +269,12 @@ def _hash_files(paths: Iterable[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+def builtin_hash() -> str:
+    """The content hash of the built-in Turtle: the embedded graph's cache key, and what a push
+    manifest records (graph/push.py) so that a ``--store`` reader knows the pushed built-in part."""
+    return _hash_files(builtin_files())
+
+
 def load_graph(
     data: Sequence[str | Path] = (), store_url: str | None = None, check_data: bool = True
 ) -> LoadedGraph:
@@ -292,5 +298,4 @@ def load_graph(
     graph = new_graph()
     for path in builtin_files():
         graph.parse(str(path), format="ox-turtle")
-    content_hash = _hash_files(builtin_files())
-    return LoadedGraph(graph=graph, content_hash=content_hash, data_files=[])
+    return LoadedGraph(graph=graph, content_hash=builtin_hash(), data_files=[])
