@@ -15,13 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import rdflib
-from oxrdflib import OxigraphStore
-from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
 from stackgraph.graph.model import EntityRef, SourceRef
 from stackgraph.graph.sources import read_sections
-from stackgraph.graph.store import KG, PREFIXES, SG
+from stackgraph.graph.store import KG, PREFIXES, SG, oxigraph_of
 
 PREFIX_DECL = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
 
@@ -278,13 +276,9 @@ def _rows(graph: rdflib.Graph, query: str, columns: tuple[str, ...]) -> Iterator
     On the embedded store this asks pyoxigraph directly: oxrdflib turns every cell into an rdflib
     term first, which was most of a 100k-entity catalog's 190 s. Elsewhere (a remote store), rdflib.
     """
-    store = graph.store
-    if isinstance(store, OxigraphStore):
-        from oxrdflib._converter import to_ox
-
-        identifier = graph.identifier
-        options = {} if identifier == DATASET_DEFAULT_GRAPH_ID else {"default_graph": to_ox(identifier)}
-        for solution in store._inner.query(query, **options):
+    view = oxigraph_of(graph)
+    if view is not None:
+        for solution in view.store.query(query, **view.query_options):
             yield tuple(None if (term := solution[c]) is None else term.value for c in columns)
         return
     for row in graph.query(query):
@@ -309,6 +303,12 @@ _REMOTE_FACTS = tuple(
 )
 
 
+def _only(query: str, iris: Collection[str]) -> str:
+    """``query`` (one of the remote catalog reads, over ``?e``) restricted to ``iris``."""
+    values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(iris)) + " } "
+    return query.replace("WHERE { ", "WHERE { " + values, 1)
+
+
 def _remote_records(
     graph: rdflib.Graph, sections: dict[str, SourceRef], iris: Collection[str] | None = None
 ) -> dict[str, EntityRecord]:
@@ -328,8 +328,7 @@ def _remote_records(
     if iris is not None:
         if not iris:
             return {}
-        values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(iris)) + " } "
-        queries = tuple(query.replace("WHERE { ", "WHERE { " + values, 1) for query in queries)
+        queries = tuple(_only(query, iris) for query in queries)
     # The four reads at once: each is mostly waiting on the server, which evaluates them in parallel.
     with ThreadPoolExecutor(max_workers=4) as pool:
         label_rows, type_rows, *fact_columns = pool.map(lambda query: list(select_csv(graph, query)), queries)
@@ -340,9 +339,8 @@ def _remote_records(
             if name == "sg:inModel"
             for _iri, value in column
         }
-        values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(named)) + " } "
         if named:
-            label_rows += list(select_csv(graph, _REMOTE_LABELS.replace("WHERE { ", "WHERE { " + values, 1)))
+            label_rows += list(select_csv(graph, _only(_REMOTE_LABELS, named)))
     fact_rows = [
         (name, iri, value)
         for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)

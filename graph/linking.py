@@ -305,8 +305,7 @@ class Linker:
         self.forms: dict[str, set[str]] = defaultdict(set, forms)
         self.primary: dict[str, set[str]] = defaultdict(set, primary)  # forms of rdfs:label
         self.direct: dict[str, set[str]] = defaultdict(set, direct)  # forms of any label, not derived
-        self.max_words = max((len(f.split()) for f in self.forms), default=1)
-        self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+        self._derive_lookups()
         self._semantic = None
         self._semantic_lock = threading.Lock()
         #: Recent semantic lookups: one question asks several answerers, each would encode again.
@@ -322,19 +321,27 @@ class Linker:
         for rec in self.catalog.records.values():
             for table, form in self._forms_of(rec):
                 (forms, primary, direct_forms)[table][form].add(rec.iri)
-        priority = [str(SG[cls]) for cls in CLASS_PRIORITY]
         rank_of_types: dict[frozenset[str], int] = {}  # entities share a few type sets: rank each once
         class_rank: dict[str, int] = {}
         for rec in self.catalog.records.values():
             types = frozenset(rec.types)
             rank = rank_of_types.get(types)
             if rank is None:
-                rank = rank_of_types[types] = min(
-                    (i for i, cls in enumerate(priority) if self.catalog.is_a(rec.iri, cls)),
-                    default=len(CLASS_PRIORITY),
-                )
+                rank = rank_of_types[types] = self._rank_of(rec)
             class_rank[rec.iri] = rank
         return dict(forms), dict(primary), dict(direct_forms), class_rank
+
+    def _rank_of(self, rec: EntityRecord) -> int:
+        """Position of ``rec``'s first class in :data:`CLASS_PRIORITY` (its length when none)."""
+        return min(
+            (i for i, cls in enumerate(CLASS_PRIORITY) if self.catalog.is_a(rec.iri, str(SG[cls]))),
+            default=len(CLASS_PRIORITY),
+        )
+
+    def _derive_lookups(self) -> None:
+        """What is derived from the name tables: the longest name in words, the fuzzy choices."""
+        self.max_words = max((len(f.split()) for f in self.forms), default=1)
+        self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
 
     def _forms_of(self, rec: EntityRecord) -> Iterator[tuple[int, str]]:
         """(table, form) for each name form of ``rec``: 0 forms, 1 primary forms, 2 direct forms."""
@@ -356,18 +363,13 @@ class Linker:
             return
         tables = [defaultdict(set, self.forms), defaultdict(set, self.primary), defaultdict(set, self.direct)]
         rank = dict(self._class_rank)
-        priority = [str(SG[cls]) for cls in CLASS_PRIORITY]
         for rec in records:
             for table, form in self._forms_of(rec):
                 tables[table][form] = tables[table][form] | {rec.iri}
-            rank[rec.iri] = min(
-                (i for i, cls in enumerate(priority) if self.catalog.is_a(rec.iri, cls)),
-                default=len(CLASS_PRIORITY),
-            )
+            rank[rec.iri] = self._rank_of(rec)
         self.forms, self.primary, self.direct = tables
         self._class_rank = rank
-        self.max_words = max((len(f.split()) for f in self.forms), default=1)
-        self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+        self._derive_lookups()
 
     # ------------------------------------------------------------------ mentions
 

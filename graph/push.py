@@ -35,11 +35,11 @@ from stackgraph.graph.remote import (
     DEFAULT_BATCH,
     MANIFEST_GRAPH,
     RemoteStoreError,
+    describe_error,
     manifest_subject,
     push_graph,
-    reason,
 )
-from stackgraph.graph.store import SG, builtin_files
+from stackgraph.graph.store import SG, builtin_files, builtin_hash, oxigraph_of
 
 #: Bytes per piece of the streamed upload (each piece reports progress).
 UPLOAD_PIECE = 1 << 20
@@ -66,16 +66,12 @@ def _dump_ntriples(graph: rdflib.Graph, out: Path) -> int:
     An embedded graph is dumped by Oxigraph itself (1.1M triples in about 2 s); any other rdflib
     graph by rdflib's serializer.
     """
-    store = graph.store
-    inner = getattr(store, "_inner", None)
-    if inner is not None:
+    view = oxigraph_of(graph)
+    if view is not None:
         import pyoxigraph as ox
-        from oxrdflib._converter import to_ox
-        from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
-        name = ox.DefaultGraph() if graph.identifier == DATASET_DEFAULT_GRAPH_ID else to_ox(graph.identifier)
         # A path, not a Python file: pyoxigraph then writes in Rust (2 s at 1.1M triples, not 20).
-        inner.dump(str(out), format=ox.RdfFormat.N_TRIPLES, from_graph=name)
+        view.store.dump(str(out), format=ox.RdfFormat.N_TRIPLES, from_graph=view.name)
     else:
         graph.serialize(destination=str(out), format="nt", encoding="utf-8")
     return _lines(out)
@@ -139,17 +135,14 @@ def _post_files(url: str, paths: Sequence[Path], total: int, progress: Progress 
 def _touched_builtin_entities(graph: rdflib.Graph) -> list[str]:
     """Built-in subjects (IRIs) that ``graph`` has facts about which the built-in graph lacks: the
     records a ``--store`` reader must read from the store rather than from its local files."""
-    inner = getattr(graph.store, "_inner", None)
-    if inner is None:
+    view = oxigraph_of(graph)
+    if view is None:
         return []
     import pyoxigraph as ox
-    from oxrdflib._converter import to_ox
-    from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 
     builtin = ox.Store()
     for path in builtin_files():
         builtin.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE)
-    name = ox.DefaultGraph() if graph.identifier == DATASET_DEFAULT_GRAPH_ID else to_ox(graph.identifier)
     # Only what the catalog holds matters: named subjects with a label. The store holds the
     # built-in graph whole, so a subject has user facts exactly when it has more triples. One
     # grouped count per store, in Rust: per-subject pattern calls on a cached on-disk store took 2.6 s.
@@ -170,16 +163,8 @@ def _touched_builtin_entities(graph: rdflib.Graph) -> list[str]:
     def counts(store: ox.Store, **options: object) -> dict[str, int]:
         return {row["s"].value: int(row["n"].value) for row in store.query(query, **options)}
 
-    options = {} if name == ox.DefaultGraph() else {"default_graph": name}
-    before, after = counts(builtin), counts(inner, **options)
+    before, after = counts(builtin), counts(view.store, **view.query_options)
     return sorted(s for s in subjects if after.get(s, 0) != before.get(s, 0))
-
-
-def builtin_hash() -> str:
-    """The content hash of the built-in Turtle (the same key the embedded store uses)."""
-    from stackgraph.graph.store import _hash_files
-
-    return _hash_files(builtin_files())
 
 
 def manifest_void(graph_iri: str | None) -> str:
@@ -216,7 +201,7 @@ def _update(update_url: str, text: str) -> None:
         with urllib.request.urlopen(request, timeout=120) as response:
             response.read()
     except OSError as error:
-        raise RemoteStoreError(update_url, reason(error)) from None
+        raise RemoteStoreError(update_url, describe_error(error)) from None
 
 
 def push(
@@ -263,11 +248,13 @@ def push(
                 sent = total
             except urllib.error.HTTPError as error:
                 if error.code not in _NO_GSP:
-                    raise RemoteStoreError(gsp, reason(error)) from None
+                    raise RemoteStoreError(gsp, describe_error(error)) from None
                 if notice is not None:
-                    notice(f"{gsp} does not take bulk loads ({reason(error)}); sending INSERT DATA batches")
+                    notice(
+                        f"{gsp} does not take bulk loads ({describe_error(error)}); sending INSERT DATA batches"
+                    )
             except OSError as error:
-                raise RemoteStoreError(gsp, reason(error)) from None
+                raise RemoteStoreError(gsp, describe_error(error)) from None
     if sent is None:
         sent = push_graph(
             graph, update_url, graph_iri, batch_size or DEFAULT_BATCH, clear and gsp is None, progress
@@ -287,4 +274,4 @@ def _update_or_notice(update_url: str, text: str, notice: Callable[[str], None] 
             notice(f"could not write the push manifest ({error.reason}); --store will read this store whole")
 
 
-__all__ = ["UPLOAD_PIECE", "builtin_hash", "manifest_update", "push", "store_endpoint"]
+__all__ = ["UPLOAD_PIECE", "manifest_update", "push", "store_endpoint"]

@@ -78,9 +78,6 @@ def describe_error(error: BaseException) -> str:
     return _reason(error)
 
 
-reason = describe_error
-
-
 def split_store_url(url: str) -> tuple[str, str | None]:
     """(endpoint, default graph IRI): a ``default-graph-uri`` query parameter names the graph."""
     parts = urlsplit(url)
@@ -178,7 +175,7 @@ def manifest_subject(graph_iri: str | None) -> str:
 class PushManifest:
     """What the last ``stackgraph push`` into this graph recorded."""
 
-    #: Content hash of the built-in Turtle that was pushed (graph.push.builtin_hash).
+    #: Content hash of the built-in Turtle that was pushed (graph.store.builtin_hash).
     builtin_hash: str
     #: A fresh id per push: the cheap fingerprint of the store's content (keys caches).
     push_id: str
@@ -331,7 +328,6 @@ __all__ = [
     "PushManifest",
     "manifest_subject",
     "read_manifest",
-    "reason",
     "describe_error",
     "RemoteStoreError",
     "batches",

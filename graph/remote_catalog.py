@@ -54,11 +54,6 @@ _LOOKUP_QUERY = (
 )
 
 
-def _literal(text: str, lang: str | None = None) -> str:
-    body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-    return f'"{body}"' + (f"@{lang}" if lang else "")
-
-
 #: Runs of up to this many words are also looked up with each word's case chosen separately
 #: ("NIC nic-000011" typed "nic nic-000011"); longer runs only in whole-run spellings.
 MIXED_CASE_WORDS = 3
@@ -130,7 +125,7 @@ class OverlayCatalog(Catalog):
             iris: set[str] = set()
             for start in range(0, len(wanted), LOOKUP_CHUNK):
                 names = " ".join(
-                    _literal(name, lang)
+                    rdflib.Literal(name, lang=lang).n3()
                     for name in wanted[start : start + LOOKUP_CHUNK]
                     for lang in (None, "en")
                 )
@@ -148,7 +143,7 @@ def overlay_catalog(loaded: LoadedGraph) -> OverlayCatalog | None:
     """The overlay catalog for a store ``stackgraph push`` filled with this installation's built-in
     graph; None when it was filled otherwise (the caller then reads the whole catalog)."""
     from stackgraph.graph.catalog import load_catalog
-    from stackgraph.graph.push import builtin_hash
+    from stackgraph.graph.store import builtin_hash
 
     manifest = loaded.push_manifest
     if manifest is None or manifest.builtin_hash != builtin_hash():

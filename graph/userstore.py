@@ -150,39 +150,45 @@ def _open_cached(directory: Path) -> ox.Store | None:
         return None
 
 
-#: Quads per bulk write when the store is persisted: one bulk load of all 1.1M quads (from a
-#: dump) peaked at 570 MB more than the store itself; in chunks of this size it adds almost none
-#: (0.66 GB against 1.22 GB, 7.8 s against 7.5 s). But building the chunks takes the GIL from the
-#: thread answering, where the dump and its bulk load run without it: at 100k entities the first
-#: start takes 27 s with a peak of 0.9 GB chunked, 18 s with 1.45-1.49 GB in one piece. 0 (through
-#: ``STACKGRAPH_PERSIST_CHUNK``) chooses the one piece. Chunks of N-Quads text would not do: each
-#: bulk load gives blank node labels fresh identities, so a node split across two would be two.
+#: Quads per bulk write when the store is persisted (0: all in one). One bulk load of all 1.1M
+#: quads peaked at 570-820 MB more than the store itself (Oxigraph's loader sorts a million quads
+#: at a time); in chunks of this size it adds almost none.
 PERSIST_CHUNK = int(os.environ.get("STACKGRAPH_PERSIST_CHUNK", 200_000))
+#: Labelled blank nodes: some entity is one, so the caches written from this process name it by
+#: its label in the memory store, and the copy must keep that label (see :func:`_persist`).
+_LABELLED_BLANK = "ASK { ?node <http://www.w3.org/2000/01/rdf-schema#label> ?label FILTER(isBLANK(?node)) }"
 
 
 def _persist(store: ox.Store, directory: Path) -> None:
     """Write ``store`` (loaded and checked in memory) as the on-disk store for later starts.
 
-    Runs in a background thread while this process answers from memory: the quads are copied in
-    chunks (each a bulk write; blank nodes keep their identity because they travel as terms, not
-    re-parsed text) into a scratch directory, marked complete and renamed into place. The
-    interpreter waits for the thread before exiting; a failure costs only the cache.
+    Runs in a background thread while this process answers from memory, and almost all of it
+    without the GIL: the store is dumped as N-Quads; quads without a blank node are bulk-loaded
+    in chunks of ``PERSIST_CHUNK``; quads with one are bulk-loaded together in one piece, because
+    each load names the blank nodes it reads afresh (a node split across two loads would become
+    two). The copy is then the same graph, its blank nodes named differently from the memory
+    store's, which no cache can see: caches name entities, and entities are IRIs. When some
+    entity is a blank node, the blank-node quads travel as terms instead (``bulk_extend``: names
+    kept, but it holds the GIL, about 5 s for 600k quads).
+
+    Written into a scratch directory, marked complete and renamed into place; the interpreter
+    waits for the thread before exiting; a failure costs only the cache.
     """
     directory.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
+    dump = scratch.with_name(scratch.name + ".nq")
+    blank = scratch.with_name(scratch.name + ".blank.nq")
     try:
         disk = ox.Store(str(scratch))
-        if PERSIST_CHUNK > 0:
-            quads = store.quads_for_pattern(None, None, None, None)
-            while chunk := list(itertools.islice(quads, PERSIST_CHUNK)):
+        store.dump(output=str(dump), format=ox.RdfFormat.N_QUADS)
+        _load_split(disk, dump, blank)
+        dump.unlink()
+        if not store.query(_LABELLED_BLANK):
+            disk.bulk_load(path=str(blank), format=ox.RdfFormat.N_QUADS)
+        else:  # names kept: ox.parse reads labels as written, and the dump wrote the store's own
+            quads = ox.parse(path=str(blank), format=ox.RdfFormat.N_QUADS)
+            while chunk := list(itertools.islice(quads, PERSIST_CHUNK or None)):
                 disk.bulk_extend(chunk)
-        else:
-            dump = scratch.with_suffix(".nq")
-            try:
-                store.dump(output=str(dump), format=ox.RdfFormat.N_QUADS)
-                disk.bulk_load(path=str(dump), format=ox.RdfFormat.N_QUADS)
-            finally:
-                dump.unlink(missing_ok=True)
         disk.flush()
         del disk  # closes RocksDB: the directory must not move while it is open
         write_bytes(scratch / _COMPLETE, STORE_FORMAT.encode())
@@ -191,10 +197,24 @@ def _persist(store: ox.Store, directory: Path) -> None:
             fsync_directory(directory.parent)
         except OSError:  # another process published the same content first: theirs is as good
             pass
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, SyntaxError) as error:
         log(f"could not cache the store ({' '.join(str(error).split())[:120]})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+        dump.unlink(missing_ok=True)
+        blank.unlink(missing_ok=True)
+
+
+def _load_split(disk: ox.Store, dump: Path, blank: Path) -> None:
+    """Bulk-load the lines of ``dump`` without a blank node into ``disk`` in chunks; write the
+    others to ``blank``. A literal that merely contains ``_:`` goes to ``blank`` too: harmless."""
+    with dump.open("rb") as source, blank.open("wb") as out:
+        while lines := list(itertools.islice(source, PERSIST_CHUNK or None)):
+            plain = [line for line in lines if b"_:" not in line]
+            if len(plain) < len(lines):
+                out.writelines(line for line in lines if b"_:" in line)
+            if plain:  # bytes, not a path: Oxigraph parses and writes without the GIL either way
+                disk.bulk_load(input=b"".join(plain), format=ox.RdfFormat.N_QUADS)
 
 
 def open_with_data(data_paths: list[Path], check_data: bool = True) -> LoadedGraph:

@@ -193,10 +193,15 @@ def test_reading_a_cache_leaves_the_garbage_collector_as_it_was(tmp_path) -> Non
 
 
 @pytest.mark.parametrize("chunk", [2, 0])
-def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk) -> None:
+@pytest.mark.parametrize("labelled", [False, True])
+def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk, labelled) -> None:
     """The on-disk copy of a store, in chunks smaller than one blank node's quads or in one piece,
-    holds the same graph: every placement still joins its entity to its layer."""
+    holds the same graph: every placement still joins its entity to its layer. When a blank node
+    has a label (it may be an entity, which caches name), the copy keeps its name too."""
     import pyoxigraph as ox
+    import rdflib
+    from oxrdflib._converter import from_ox
+    from rdflib.compare import isomorphic
 
     from stackgraph.graph import userstore
 
@@ -205,7 +210,9 @@ def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk) -
     store.load(
         b"@prefix e: <http://e/> . "
         b"e:a e:placement [ e:layer e:L1 ; e:role 'x' ] , [ e:layer e:L2 ; e:role 'y' ] . "
-        b"e:b e:placement [ e:layer e:L3 ] . e:b e:shared _:n . e:a e:shared _:n . _:n e:v 1 .",
+        b"e:b e:placement [ e:layer e:L3 ] . e:b e:shared _:n . e:a e:shared _:n . _:n e:v 1 . "
+        b"e:c e:note 'not a blank node: _:x' ."
+        + (b" _:n <http://www.w3.org/2000/01/rdf-schema#label> 'n' ." if labelled else b""),
         format=ox.RdfFormat.TURTLE,
     )
     userstore._persist(store, tmp_path / "stores" / "copy")
@@ -218,5 +225,14 @@ def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk) -
     def rows(s: ox.Store) -> list[tuple]:
         return sorted(tuple(str(sol[v]) for v in ("e", "l", "r", "v")) for sol in s.query(query))
 
-    assert len(disk) == len(store) == 11
+    def graph(s: ox.Store) -> rdflib.Graph:
+        g = rdflib.Graph()
+        for q in s:
+            g.add((from_ox(q.subject), from_ox(q.predicate), from_ox(q.object)))
+        return g
+
+    assert len(disk) == len(store) == 12 + labelled
     assert rows(disk) == rows(store) and len(rows(store)) == 5
+    assert isomorphic(graph(disk), graph(store))
+    blanks = {str(q.subject) for s in (store, disk) for q in s if isinstance(q.subject, ox.BlankNode)}
+    assert len(blanks) == (4 if labelled else 8)  # the same four nodes, or four renamed

@@ -310,8 +310,8 @@ def test_development_questions_get_the_same_answers_over_the_store(pushed: str) 
 def test_push_notes_what_it_pushed(oxigraph: str, tmp_path: Path) -> None:
     """The manifest names the built-in content and the built-in entities the user files add to,
     in a graph of its own (the pushed graph stays exactly the local one)."""
-    from stackgraph.graph.push import builtin_hash
     from stackgraph.graph.remote import read_manifest
+    from stackgraph.graph.store import builtin_hash
 
     extra = tmp_path / "more.ttl"
     extra.write_text(

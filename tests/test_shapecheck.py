@@ -110,3 +110,21 @@ def test_a_large_file_is_validated_with_progress_on_stderr(tmp_path) -> None:
     assert (
         "checking the shapes:" in done.stderr and f"{len(load_checks())}/{len(load_checks())}" in done.stderr
     )
+
+
+def test_every_precheck_holds_where_its_check_finds_something(broken_graph) -> None:
+    """A precheck answering false skips its check: it must be true wherever the check has rows."""
+    from stackgraph.graph.shapecheck import _ask, run_checks
+
+    checks = load_checks()
+    assert sum(c.precheck is not None for c in checks) >= len(checks) // 2
+    found = {f.check for f in run_checks(broken_graph, [c for c in checks if c.precheck is None])}
+    broken = 0
+    for check in checks:
+        if check.precheck is None:
+            continue
+        if list(broken_graph.query(check.query)):
+            broken += 1
+            assert _ask(broken_graph, check.precheck), check.name
+    assert broken >= 5  # maxCount, datatype, class and pattern checks the fixture breaks
+    assert found  # and checks without a precheck

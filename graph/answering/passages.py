@@ -171,6 +171,11 @@ class PassageIndex:
         have = self._terms[i]
         return sum(self.idf[t] for t in wanted if t in have) / sum(self.idf[t] for t in wanted)
 
+    def shared_terms(self, query_terms: Iterable[str], passage: Passage) -> set[str]:
+        """The question's terms the passage contains (its subject's names included)."""
+        have = self._terms[self.index_of[passage.key]]
+        return {t for t in query_terms if t in have}
+
     def mentioning(self, entities: Iterable[str]) -> set[int]:
         """Passages that name one of the entities (all words of one of its labels), or whose
         object it is: "libfabric (EFA)" is about EFA too."""
