@@ -7,7 +7,15 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from stackgraph.cli.common import EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, add_graph_options, error, open_graph
+from stackgraph.cli.common import (
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_graph_options,
+    error,
+    keep_loaded,
+    open_graph,
+)
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -85,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         return error(str(problem))
     except (OSError, ValueError) as problem:
         return error(str(problem))
+    keep_loaded()
     if not batch:
         answer = engine.ask(" ".join(args.question))
         _emit(answer, args)

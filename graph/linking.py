@@ -341,7 +341,14 @@ class Linker:
     def _derive_lookups(self) -> None:
         """What is derived from the name tables: the longest name in words, the fuzzy choices."""
         self.max_words = max((len(f.split()) for f in self.forms), default=1)
+        #: Names long enough to suggest for a close spelling ("did you mean ...").
         self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+        #: The names a misspelt mention may stand for: those without a digit. A name with digits
+        #: is an identifier ("gpu-000005", "H100"), and a near miss of one is another identifier
+        #: (gpu-000006, H200), not a typo; they are matched exactly. An inventory of 100k such
+        #: names also made every question compare its words with each of them (22 ms a question).
+        has_digit = re.compile(r"\d").search
+        self._spelling_choices = [f for f in self._fuzzy_choices if not has_digit(f)]
 
     def _forms_of(self, rec: EntityRecord) -> Iterator[tuple[int, str]]:
         """(table, form) for each name form of ``rec``: 0 forms, 1 primary forms, 2 direct forms."""
@@ -529,7 +536,7 @@ class Linker:
         import numpy as np  # rapidfuzz's cdist returns an array; numpy is loaded by then anyway
 
         out: list[tuple[str, float] | None] = [None] * len(candidates)
-        choices = self._fuzzy_choices
+        choices = self._spelling_choices
         if not candidates or not choices:
             return out
         singles = [i for i, (size, _, _) in enumerate(candidates) if size == 1]

@@ -141,3 +141,18 @@ def test_resolve_unknown_gives_closest(engine: Engine) -> None:
 
 def test_fuzzy_spelling(engine: Engine) -> None:
     assert "L5" in ask(engine, "where does NCLL fit").answer
+
+
+def test_a_near_miss_of_a_name_with_digits_is_not_taken_for_it(engine: Engine) -> None:
+    """Names with digits are identifiers (H100 and H200, gpu-000005 and gpu-000006): one digit
+    off names another thing, so it is no misspelling, while a letter typo still is (NCLL)."""
+    import re
+
+    linker = engine.linker
+    form = next(f for f in sorted(linker.forms) if re.fullmatch(r"[a-z]+\d+", f) and len(f) >= 4)
+    digit = form[-1]
+    other = form[:-1] + ("1" if digit != "1" else "2")
+    assert other not in linker.forms
+    mentions = linker.mentions(f"where does {other} fit")
+    assert not any(m.how == "fuzzy" and m.surface == other for m in mentions)
+    assert any(m.how == "fuzzy" for m in linker.mentions("where does NCLL fit"))
