@@ -44,7 +44,11 @@ class Engine:
     def __init__(self, loaded: LoadedGraph, semantic: bool = True) -> None:
         self.loaded = loaded
         self.graph = loaded.graph
-        self.catalog = load_catalog(loaded.graph, loaded.content_hash)
+        try:
+            self.catalog = load_catalog(loaded.graph, loaded.content_hash)
+        except Exception:
+            loaded.wait_checked()  # data that breaks the shapes is reported as such, not as this
+            raise
         #: Whether linking may fall back to the embedding model (off in tests that must be fast).
         self.semantic = semantic
         self._linker: Linker | None = None
@@ -76,12 +80,14 @@ class Engine:
         #: Whole-word tokens of the embedding model's vocabulary: ordinary English words, which
         #: are weak evidence when a one-word label ("Training", "Volcano") matches them.
         self.common_words: frozenset[str] = _common_words()
+        # --data checks of a first start ran while the catalog was built; none answers before them.
+        loaded.wait_checked()
 
     @classmethod
     def load(
         cls, data: Sequence[str | Path] = (), store_url: str | None = None, semantic: bool = True
     ) -> Engine:
-        return cls(load_graph(data, store_url), semantic=semantic)
+        return cls(load_graph(data, store_url, background_checks=True), semantic=semantic)
 
     def entities_of(self, *classes: str) -> list[str]:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""

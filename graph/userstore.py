@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -68,14 +69,31 @@ def as_graph(store: ox.Store) -> rdflib.Graph:
 def _fill(store: ox.Store, paths: list[Path], check: bool, progress: bool) -> None:
     """Load the built-in graph and ``paths`` into ``store``; with ``check``, refuse what breaks the
     shapes or cites a built-in seed (DataFileError naming the file)."""
+    checker = _load(store, paths, progress)
+    if check:
+        checker()
+
+
+def _load(store: ox.Store, paths: list[Path], progress: bool) -> Callable[[], None]:
+    """Load the built-in graph and ``paths`` into ``store``; return the check of what was loaded
+    (raises DataFileError naming the file), to run now or on another thread."""
     for path in builtin_files():
         store.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE)
     sections = userdata.seed_sections(store)
     builtin_subjects = userdata.subjects(store)
     for path in paths:
         userdata.load_file(store, path, progress=progress)
-    if not check:
-        return
+
+    def check() -> None:
+        _check_citations(store, paths, sections, builtin_subjects)
+        _check_shapes(store, paths, progress)
+
+    return check
+
+
+def _check_citations(
+    store: ox.Store, paths: list[Path], sections: list[ox.NamedNode], builtin_subjects: set
+) -> None:
     foreign = userdata.foreign_citations(store, sections, builtin_subjects)
     if foreign:
         from oxrdflib._converter import from_ox
@@ -93,7 +111,6 @@ def _fill(store: ox.Store, paths: list[Path], check: bool, progress: bool) -> No
             f"section of a built-in seed document: your facts must cite your own sources (an sg:Source "
             f"and its sg:SourceSection){more}",
         )
-    _check_shapes(store, paths, progress)
 
 
 def _check_shapes(store: ox.Store, paths: list[Path], progress: bool) -> None:
@@ -217,8 +234,50 @@ def _load_split(disk: ox.Store, dump: Path, blank: Path) -> None:
                 disk.bulk_load(input=b"".join(plain), format=ox.RdfFormat.N_QUADS)
 
 
-def open_with_data(data_paths: list[Path], check_data: bool = True) -> LoadedGraph:
-    """The built-in graph plus ``data_paths``. Raises DataFileError (one line) for a bad file."""
+class _Checking:
+    """The checks of a first start on their own thread, then (when they pass) the on-disk copy.
+
+    The checks are SPARQL evaluated without the GIL, so the caller builds its catalog meanwhile
+    and calls :meth:`wait` before answering. The copy runs at a lower CPU priority (Linux), so
+    that on two cores it takes what the answer does not need.
+    """
+
+    def __init__(self, check: Callable[[], None], store: ox.Store, directory: Path) -> None:
+        self._check = check
+        self._store = store
+        self._directory = directory
+        self._done = threading.Event()
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, name="stackgraph-check").start()
+
+    def _run(self) -> None:
+        try:
+            self._check()
+        except BaseException as error:  # raised again by wait(), in the thread that answers
+            self._error = error
+            return
+        finally:
+            self._done.set()
+        with contextlib.suppress(OSError, AttributeError):  # a nicer thread: best effort
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        _persist(self._store, self._directory)
+
+    def wait(self) -> None:
+        """Return once the checks have passed; raise what they raised (DataFileError) if not."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+
+
+def open_with_data(
+    data_paths: list[Path], check_data: bool = True, background_checks: bool = False
+) -> LoadedGraph:
+    """The built-in graph plus ``data_paths``. Raises DataFileError (one line) for a bad file.
+
+    With ``background_checks``, a first start with large files returns before the shapes are
+    checked: the caller must call the result's ``wait_checked()`` before using any answer (the
+    engine does, once its catalog is built), which raises the DataFileError a check found.
+    """
     for path in data_paths:
         if not path.is_file():
             raise DataFileError(path, "no such file")
@@ -235,9 +294,12 @@ def open_with_data(data_paths: list[Path], check_data: bool = True) -> LoadedGra
         # First start: load and check in memory (2-3x faster than on RocksDB), answer from memory,
         # and write the on-disk store for later starts alongside.
         store = ox.Store()
-        _fill(store, data_paths, check=True, progress=progress)
-        threading.Thread(target=_persist, args=(store, directory), name="stackgraph-persist").start()
-        return LoadedGraph(graph=as_graph(store), content_hash=digest, data_files=names)
+        checking = _Checking(_load(store, data_paths, progress), store, directory)
+        if not background_checks:
+            checking.wait()
+        return LoadedGraph(
+            graph=as_graph(store), content_hash=digest, data_files=names, wait_checked=checking.wait
+        )
     store = ox.Store()
     marker = cache_root() / "validated" / digest
     check = check_data and not marker.is_file()
