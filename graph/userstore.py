@@ -176,12 +176,15 @@ PERSIST_CHUNK = int(os.environ.get("STACKGRAPH_PERSIST_CHUNK", 200_000))
 _LABELLED_BLANK = "ASK { ?node <http://www.w3.org/2000/01/rdf-schema#label> ?label FILTER(isBLANK(?node)) }"
 
 
-def _persist(store: ox.Store, directory: Path) -> None:
-    """Write ``store`` (loaded and checked in memory) as the on-disk store for later starts.
+def _persist(store: ox.Store, directory: Path, publish: Callable[[], bool] = lambda: True) -> None:
+    """Write ``store`` (loaded in memory) as the on-disk store for later starts.
+
+    ``publish`` says, once the copy is written, whether the data passed its checks (it may wait
+    for them; they run alongside): if not, the copy is dropped.
 
     Runs in a background thread while this process answers from memory, and almost all of it
-    without the GIL: the store is dumped as N-Quads; quads without a blank node are bulk-loaded
-    in chunks of ``PERSIST_CHUNK``; quads with one are bulk-loaded together in one piece, because
+    without the GIL: Oxigraph writes the triples without a blank node as N-Triples, bulk-loaded
+    in chunks of ``PERSIST_CHUNK``; those with one are bulk-loaded together in one piece, because
     each load names the blank nodes it reads afresh (a node split across two loads would become
     two). The copy is then the same graph, its blank nodes named differently from the memory
     store's, which no cache can see: caches name entities, and entities are IRIs. When some
@@ -193,21 +196,25 @@ def _persist(store: ox.Store, directory: Path) -> None:
     """
     directory.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    dump = scratch.with_name(scratch.name + ".nq")
-    blank = scratch.with_name(scratch.name + ".blank.nq")
+    plain = scratch.with_name(scratch.name + ".plain.nt")
+    blank = scratch.with_name(scratch.name + ".blank.nt")
     try:
         disk = ox.Store(str(scratch))
-        store.dump(output=str(dump), format=ox.RdfFormat.N_QUADS)
-        _load_split(disk, dump, blank)
-        dump.unlink()
+        # Every user graph was merged into the default graph (userdata.load_file): triples say all.
+        store.query(_PLAIN).serialize(output=str(plain), format=ox.RdfFormat.N_TRIPLES)
+        _load_in_chunks(disk, plain)
+        plain.unlink()
+        store.query(_BLANK).serialize(output=str(blank), format=ox.RdfFormat.N_TRIPLES)
         if not store.query(_LABELLED_BLANK):
-            disk.bulk_load(path=str(blank), format=ox.RdfFormat.N_QUADS)
-        else:  # names kept: ox.parse reads labels as written, and the dump wrote the store's own
-            quads = ox.parse(path=str(blank), format=ox.RdfFormat.N_QUADS)
+            disk.bulk_load(path=str(blank), format=ox.RdfFormat.N_TRIPLES)
+        else:  # names kept: ox.parse reads labels as written, and they were the store's own
+            quads = ox.parse(path=str(blank), format=ox.RdfFormat.N_TRIPLES)
             while chunk := list(itertools.islice(quads, PERSIST_CHUNK or None)):
                 disk.bulk_extend(chunk)
         disk.flush()
         del disk  # closes RocksDB: the directory must not move while it is open
+        if not publish():
+            return  # the data failed its checks: the scratch copy goes (finally)
         write_bytes(scratch / _COMPLETE, STORE_FORMAT.encode())
         try:
             os.rename(scratch, directory)
@@ -218,49 +225,66 @@ def _persist(store: ox.Store, directory: Path) -> None:
         log(f"could not cache the store ({' '.join(str(error).split())[:120]})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        dump.unlink(missing_ok=True)
+        plain.unlink(missing_ok=True)
         blank.unlink(missing_ok=True)
 
 
-def _load_split(disk: ox.Store, dump: Path, blank: Path) -> None:
-    """Bulk-load the lines of ``dump`` without a blank node into ``disk`` in chunks; write the
-    others to ``blank``. A literal that merely contains ``_:`` goes to ``blank`` too: harmless."""
-    with dump.open("rb") as source, blank.open("wb") as out:
-        while lines := list(itertools.islice(source, PERSIST_CHUNK or None)):
-            plain = [line for line in lines if b"_:" not in line]
-            if len(plain) < len(lines):
-                out.writelines(line for line in lines if b"_:" in line)
-            if plain:  # bytes, not a path: Oxigraph parses and writes without the GIL either way
-                disk.bulk_load(input=b"".join(plain), format=ox.RdfFormat.N_QUADS)
+#: The triples without a blank node, and those with one (both serialized by Oxigraph, no GIL).
+_PLAIN = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER(!isBLANK(?s) && !isBLANK(?o)) }"
+_BLANK = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER(isBLANK(?s) || isBLANK(?o)) }"
+#: Bytes per line of N-Triples, about: turns ``PERSIST_CHUNK`` (quads) into a read size.
+_LINE_BYTES = 120
+
+
+def _load_in_chunks(disk: ox.Store, path: Path) -> None:
+    """Bulk-load the N-Triples file ``path`` into ``disk`` in pieces of about ``PERSIST_CHUNK``
+    lines, cut at line ends (a few Python calls per piece: the parsing is Oxigraph's)."""
+    size = PERSIST_CHUNK * _LINE_BYTES if PERSIST_CHUNK > 0 else -1
+    rest = b""
+    with path.open("rb") as source:
+        while block := source.read(size):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            if cut:
+                disk.bulk_load(input=block[:cut], format=ox.RdfFormat.N_TRIPLES)
+    if rest.strip():
+        disk.bulk_load(input=rest, format=ox.RdfFormat.N_TRIPLES)
 
 
 class _Checking:
-    """The checks of a first start on their own thread, then (when they pass) the on-disk copy.
+    """The checks of a first start on their own thread, and the on-disk copy on another.
 
     The checks are SPARQL evaluated without the GIL, so the caller builds its catalog meanwhile
-    and calls :meth:`wait` before answering. The copy runs at a lower CPU priority (Linux), so
-    that on two cores it takes what the answer does not need.
+    and calls :meth:`wait` before answering. The copy starts at once, at a lower CPU priority
+    (Linux), so that on two cores it takes what the checks and the answer do not need; it is
+    published only once the checks have passed.
     """
 
     def __init__(self, check: Callable[[], None], store: ox.Store, directory: Path) -> None:
         self._check = check
-        self._store = store
-        self._directory = directory
         self._done = threading.Event()
         self._error: BaseException | None = None
         threading.Thread(target=self._run, name="stackgraph-check").start()
+        threading.Thread(target=self._persist, args=(store, directory), name="stackgraph-persist").start()
 
     def _run(self) -> None:
         try:
             self._check()
         except BaseException as error:  # raised again by wait(), in the thread that answers
             self._error = error
-            return
         finally:
             self._done.set()
+
+    def _persist(self, store: ox.Store, directory: Path) -> None:
         with contextlib.suppress(OSError, AttributeError):  # a nicer thread: best effort
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-        _persist(self._store, self._directory)
+        _persist(store, directory, publish=self.passed)
+
+    def passed(self) -> bool:
+        """Whether the checks passed (waits for them)."""
+        self._done.wait()
+        return self._error is None
 
     def wait(self) -> None:
         """Return once the checks have passed; raise what they raised (DataFileError) if not."""
