@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from stackgraph.cli.common import EXIT_NOT_FOUND, EXIT_OK, add_graph_options, error, open_graph
 
@@ -82,7 +83,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--graph", metavar="IRI", help="write into this named graph (default: the default graph)"
     )
     push.add_argument(
-        "--batch", type=int, default=None, metavar="N", help="triples per request (default 500)"
+        "--batch",
+        type=int,
+        default=None,
+        metavar="N",
+        help="send INSERT DATA requests of N triples (default: one bulk upload where the server "
+        "takes it, as Oxigraph's /store does; else batches of 500)",
     )
     push.add_argument("--clear", action="store_true", help="empty the target graph first")
     push.set_defaults(run=run_push)
@@ -151,11 +157,11 @@ def run_sparql(args: argparse.Namespace) -> int:
 
 
 def run_push(args: argparse.Namespace) -> int:
-    from stackgraph.graph.remote import DEFAULT_BATCH, RemoteStoreError, push_graph
-    from stackgraph.graph.store import DataFileError, load_graph
+    from stackgraph.graph.push import push
+    from stackgraph.graph.remote import RemoteStoreError
+    from stackgraph.graph.store import DataFileError, builtin_files, load_graph
 
-    batch = args.batch if args.batch is not None else DEFAULT_BATCH
-    if batch < 1:
+    if args.batch is not None and args.batch < 1:
         return error("--batch must be at least 1")
     try:
         loaded = load_graph(args.data)
@@ -174,8 +180,12 @@ def run_push(args: argparse.Namespace) -> int:
         start = "\r" if interactive else ""
         print(f"{start}pushed {sent:,}/{total:,} triples", end=end, file=sys.stderr, flush=True)
 
+    def notice(text: str) -> None:
+        print(f"stackgraph: {text}", file=sys.stderr, flush=True)
+
     try:
-        sent = push_graph(loaded.graph, args.url, args.graph, batch, args.clear, progress)
+        sources = [*builtin_files(), *[Path(p) for p in args.data]] if args.data else None
+        sent = push(loaded.graph, args.url, args.graph, args.clear, args.batch, progress, notice, sources)
     except RemoteStoreError as exc:
         if interactive:
             print(file=sys.stderr)

@@ -10,18 +10,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import rdflib
-from oxrdflib import OxigraphStore
-from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.stores.sparqlstore import SPARQLStore
 
 from stackgraph.graph.model import EntityRef, SourceRef
 from stackgraph.graph.sources import read_sections
-from stackgraph.graph.store import KG, PREFIXES, SG
+from stackgraph.graph.store import KG, PREFIXES, SG, oxigraph_of
 
 PREFIX_DECL = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
 
@@ -278,13 +276,9 @@ def _rows(graph: rdflib.Graph, query: str, columns: tuple[str, ...]) -> Iterator
     On the embedded store this asks pyoxigraph directly: oxrdflib turns every cell into an rdflib
     term first, which was most of a 100k-entity catalog's 190 s. Elsewhere (a remote store), rdflib.
     """
-    store = graph.store
-    if isinstance(store, OxigraphStore):
-        from oxrdflib._converter import to_ox
-
-        identifier = graph.identifier
-        options = {} if identifier == DATASET_DEFAULT_GRAPH_ID else {"default_graph": to_ox(identifier)}
-        solutions = store._inner.query(query, **options)
+    view = oxigraph_of(graph)
+    if view is not None:
+        solutions = view.store.query(query, **view.query_options)
         # By position: a lookup by name costs as much again as evaluating the query (100k rows).
         where = [[v.value for v in solutions.variables].index(c) for c in columns]
         for solution in solutions:
@@ -312,19 +306,44 @@ _REMOTE_FACTS = tuple(
 )
 
 
-def _remote_records(graph: rdflib.Graph, sections: dict[str, SourceRef]) -> dict[str, EntityRecord]:
+def _only(query: str, iris: Collection[str]) -> str:
+    """``query`` (one of the remote catalog reads, over ``?e``) restricted to ``iris``."""
+    values = "VALUES ?e { " + " ".join(f"<{iri}>" for iri in sorted(iris)) + " } "
+    return query.replace("WHERE { ", "WHERE { " + values, 1)
+
+
+def _remote_records(
+    graph: rdflib.Graph, sections: dict[str, SourceRef], iris: Collection[str] | None = None
+) -> dict[str, EntityRecord]:
     """The records of :data:`_ENTITY_QUERY` and :data:`_SOURCE_QUERY`, read from a remote store as
     plain SELECTs in CSV (graph/remote.py), sent together and joined here; the same records as the
     embedded path (tests/test_remote_store.py compares them). ``sections`` are the graph's source
-    sections (graph.sources), so that a citation carries its document's title here too."""
+    sections (graph.sources), so that a citation carries its document's title here too.
+
+    With ``iris``, only those entities' records (graph/remote_catalog.py reads a store's entities
+    as questions name them); the labels of their classes and models come in one more query.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     from stackgraph.graph.remote import select_csv
 
+    queries: tuple[str, ...] = (_REMOTE_LABELS, _REMOTE_TYPES, *(query for _name, query in _REMOTE_FACTS))
+    if iris is not None:
+        if not iris:
+            return {}
+        queries = tuple(_only(query, iris) for query in queries)
     # The four reads at once: each is mostly waiting on the server, which evaluates them in parallel.
-    queries = (_REMOTE_LABELS, _REMOTE_TYPES, *(query for _name, query in _REMOTE_FACTS))
     with ThreadPoolExecutor(max_workers=4) as pool:
         label_rows, type_rows, *fact_columns = pool.map(lambda query: list(select_csv(graph, query)), queries)
+    if iris is not None:  # the classes' and models' labels, which the restricted reads left out
+        named = {row[1] for row in type_rows} | {
+            value
+            for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)
+            if name == "sg:inModel"
+            for _iri, value in column
+        }
+        if named:
+            label_rows += list(select_csv(graph, _only(_REMOTE_LABELS, named)))
     fact_rows = [
         (name, iri, value)
         for (name, _query), column in zip(_REMOTE_FACTS, fact_columns, strict=True)

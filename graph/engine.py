@@ -45,10 +45,13 @@ class Engine:
         self.loaded = loaded
         self.graph = loaded.graph
         try:
-            self.catalog = load_catalog(loaded.graph, loaded.content_hash)
+            self.catalog = _open_catalog(loaded)
         except Exception:
             loaded.wait_checked()  # data that breaks the shapes is reported as such, not as this
             raise
+        #: The graph the whole-graph indexes (lexical, passages) are built from: for a store filled
+        #: by push, the built-in graph kept locally (graph/remote_catalog.py), else the graph itself.
+        self.index_graph = getattr(self.catalog, "index_graph", self.graph)
         #: Whether linking may fall back to the embedding model (off in tests that must be fast).
         self.semantic = semantic
         self._linker: Linker | None = None
@@ -168,12 +171,25 @@ class Engine:
                     self._linker = Linker(self)
         return self._linker
 
+    def discover(self, text: str) -> None:
+        """Learn the remote store's entities that ``text`` names (a no-op unless the catalog reads
+        them on demand: graph/remote_catalog.py). Every entry point that links text calls it."""
+        discover = getattr(self.catalog, "discover", None)
+        if discover is None:
+            return
+        found = discover(text)
+        if found:
+            self._members.clear()
+            if self._linker is not None:
+                self._linker.add(found)
+
     def resolve(self, name: str, model: str | None = None) -> EntityRef:
         """The entity a name denotes: IRI, prefixed name, label, alternative label, layer code
         (qualified by ``model``, "nine" or "eight", when ambiguous) or a close spelling.
 
         Raises UnknownEntity with the closest matches when nothing fits well enough.
         """
+        self.discover(name)
         return self.linker.resolve(name, model=model)
 
     def search(
@@ -181,6 +197,7 @@ class Engine:
     ) -> tuple[list[EntityRef], int]:
         """Entities matching ``text`` best first, optionally of one type (class label or local
         name, e.g. "symptom", "Command"); returns (page, total)."""
+        self.discover(text)
         return self.linker.search(text, type=type, limit=limit, offset=offset)
 
     def prepare_semantic(self) -> None:
@@ -213,6 +230,7 @@ class Engine:
         """
         from stackgraph.graph.answering import answer_question
 
+        self.discover(question)
         return answer_question(self, question, conversation, intent=intent)
 
     def triage(self, symptom: str, answers: Sequence[str] = ()) -> TriageState:
@@ -232,6 +250,18 @@ class Engine:
         from stackgraph.graph.paths import neighborhood
 
         return neighborhood(self, self.resolve(name).iri, depth=depth, limit=limit)
+
+
+def _open_catalog(loaded: LoadedGraph):
+    """The catalog: read whole (cached by content), or for a store push filled, the overlay that
+    reads only what questions name (graph/remote_catalog.py)."""
+    if loaded.push_manifest is not None:
+        from stackgraph.graph.remote_catalog import overlay_catalog
+
+        overlay = overlay_catalog(loaded)
+        if overlay is not None:
+            return overlay
+    return load_catalog(loaded.graph, loaded.content_hash)
 
 
 def _common_words() -> frozenset[str]:

@@ -175,7 +175,7 @@ def build_lexical_index(engine) -> LexicalIndex:
         "UNION { ?e sg:placement ?q . ?q sg:role ?t } }"
     )
     texts: dict[str, list[str]] = defaultdict(list)
-    for row in engine.graph.query(query):
+    for row in engine.index_graph.query(query):
         texts[str(row.e)].append(str(row.t))
     docs = {}
     for iri, rec in engine.catalog.records.items():

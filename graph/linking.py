@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -304,8 +305,7 @@ class Linker:
         self.forms: dict[str, set[str]] = defaultdict(set, forms)
         self.primary: dict[str, set[str]] = defaultdict(set, primary)  # forms of rdfs:label
         self.direct: dict[str, set[str]] = defaultdict(set, direct)  # forms of any label, not derived
-        self.max_words = max((len(f.split()) for f in self.forms), default=1)
-        self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+        self._derive_lookups()
         self._semantic = None
         self._semantic_lock = threading.Lock()
         #: Recent semantic lookups: one question asks several answerers, each would encode again.
@@ -319,27 +319,57 @@ class Linker:
         primary: dict[str, set[str]] = defaultdict(set)
         direct_forms: dict[str, set[str]] = defaultdict(set)
         for rec in self.catalog.records.values():
-            for label in self.catalog.all_labels(rec):
-                direct, derived = _variants(label)
-                for form in direct | derived:
-                    forms[form].add(rec.iri)
-                for form in direct:
-                    direct_forms[form].add(rec.iri)
-            for form in _variants(rec.label)[0]:
-                primary[form].add(rec.iri)
-        priority = [str(SG[cls]) for cls in CLASS_PRIORITY]
+            for table, form in self._forms_of(rec):
+                (forms, primary, direct_forms)[table][form].add(rec.iri)
         rank_of_types: dict[frozenset[str], int] = {}  # entities share a few type sets: rank each once
         class_rank: dict[str, int] = {}
         for rec in self.catalog.records.values():
             types = frozenset(rec.types)
             rank = rank_of_types.get(types)
             if rank is None:
-                rank = rank_of_types[types] = min(
-                    (i for i, cls in enumerate(priority) if self.catalog.is_a(rec.iri, cls)),
-                    default=len(CLASS_PRIORITY),
-                )
+                rank = rank_of_types[types] = self._rank_of(rec)
             class_rank[rec.iri] = rank
         return dict(forms), dict(primary), dict(direct_forms), class_rank
+
+    def _rank_of(self, rec: EntityRecord) -> int:
+        """Position of ``rec``'s first class in :data:`CLASS_PRIORITY` (its length when none)."""
+        return min(
+            (i for i, cls in enumerate(CLASS_PRIORITY) if self.catalog.is_a(rec.iri, str(SG[cls]))),
+            default=len(CLASS_PRIORITY),
+        )
+
+    def _derive_lookups(self) -> None:
+        """What is derived from the name tables: the longest name in words, the fuzzy choices."""
+        self.max_words = max((len(f.split()) for f in self.forms), default=1)
+        self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+
+    def _forms_of(self, rec: EntityRecord) -> Iterator[tuple[int, str]]:
+        """(table, form) for each name form of ``rec``: 0 forms, 1 primary forms, 2 direct forms."""
+        for label in self.catalog.all_labels(rec):
+            direct, derived = _variants(label)
+            for form in direct | derived:
+                yield 0, form
+            for form in direct:
+                yield 2, form
+        for form in _variants(rec.label)[0]:
+            yield 1, form
+
+    def add(self, records: Iterable[EntityRecord]) -> None:
+        """Take entities the catalog learnt of after the tables were built (a remote store's,
+        read as questions name them: graph/remote_catalog.py). The tables are copied, extended
+        and swapped in, so that concurrent readers never see one change size under them."""
+        records = list(records)
+        if not records:
+            return
+        tables = [defaultdict(set, self.forms), defaultdict(set, self.primary), defaultdict(set, self.direct)]
+        rank = dict(self._class_rank)
+        for rec in records:
+            for table, form in self._forms_of(rec):
+                tables[table][form] = tables[table][form] | {rec.iri}
+            rank[rec.iri] = self._rank_of(rec)
+        self.forms, self.primary, self.direct = tables
+        self._class_rank = rank
+        self._derive_lookups()
 
     # ------------------------------------------------------------------ mentions
 

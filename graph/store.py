@@ -17,9 +17,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import rdflib
 from rdflib.util import guess_format
+
+if TYPE_CHECKING:
+    import pyoxigraph
+
+    from stackgraph.graph.remote import PushManifest
 
 SG = rdflib.Namespace("https://w3id.org/stackgraph/ns#")
 KG = rdflib.Namespace("https://w3id.org/stackgraph/id/")
@@ -73,6 +79,9 @@ class LoadedGraph:
     #: Blocks until checks of --data files still running in the background have passed; raises
     #: their DataFileError. Only ``load_graph(background_checks=True)`` leaves any running.
     wait_checked: Callable[[], None] = lambda: None
+    #: With ``store_url``: what ``stackgraph push`` noted it pushed there (graph.remote.PushManifest),
+    #: or None when the store was filled otherwise.
+    push_manifest: PushManifest | None = None
 
 
 def builtin_files() -> list[Path]:
@@ -93,6 +102,41 @@ def new_graph() -> rdflib.Graph:
     for prefix, iri in PREFIXES.items():
         graph.bind(prefix, iri, override=True)
     return graph
+
+
+@dataclass(frozen=True)
+class OxigraphView:
+    """The pyoxigraph store behind an embedded rdflib graph, and that graph's name in it.
+
+    Bulk work (dumps, counts, queries whose rows need not become rdflib terms) is many times
+    faster on pyoxigraph directly; oxrdflib keeps its store private (``_inner``), so this is the
+    one place that reaches for it.
+    """
+
+    store: pyoxigraph.Store
+    #: ``pyoxigraph.DefaultGraph()`` or the named graph's node.
+    name: pyoxigraph.DefaultGraph | pyoxigraph.NamedNode | pyoxigraph.BlankNode
+
+    @property
+    def query_options(self) -> dict[str, object]:
+        """Keyword arguments for ``store.query`` that make this graph the default graph."""
+        import pyoxigraph as ox
+
+        return {} if self.name == ox.DefaultGraph() else {"default_graph": self.name}
+
+
+def oxigraph_of(graph: rdflib.Graph) -> OxigraphView | None:
+    """The pyoxigraph view of ``graph``, or None when it is not on the embedded store (remote)."""
+    from oxrdflib import OxigraphStore
+
+    if not isinstance(graph.store, OxigraphStore):
+        return None
+    import pyoxigraph as ox
+    from oxrdflib._converter import to_ox
+    from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+    name = ox.DefaultGraph() if graph.identifier == DATASET_DEFAULT_GRAPH_ID else to_ox(graph.identifier)
+    return OxigraphView(store=graph.store._inner, name=name)
 
 
 def _rdf_format(path: Path) -> str:
@@ -228,6 +272,12 @@ def _hash_files(paths: Iterable[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+def builtin_hash() -> str:
+    """The content hash of the built-in Turtle: the embedded graph's cache key, and what a push
+    manifest records (graph/push.py) so that a ``--store`` reader knows the pushed built-in part."""
+    return _hash_files(builtin_files())
+
+
 def load_graph(
     data: Sequence[str | Path] = (),
     store_url: str | None = None,
@@ -256,5 +306,4 @@ def load_graph(
     graph = new_graph()
     for path in builtin_files():
         graph.parse(str(path), format="ox-turtle")
-    content_hash = _hash_files(builtin_files())
-    return LoadedGraph(graph=graph, content_hash=content_hash, data_files=[])
+    return LoadedGraph(graph=graph, content_hash=builtin_hash(), data_files=[])

@@ -10,7 +10,7 @@ and measures, each in a fresh process with a fresh cache (the ONNX model is shar
 - with ``--server``: the same inventory pushed into an Oxigraph server on loopback
   (``stackgraph push``), then ``stackgraph ask --store URL`` cold, and warm in one process.
 
-Usage: python scripts/bench_scale.py [--sizes 1000 10000 100000] [--server] [--timeout 600]
+Usage: python scripts/bench_scale.py [--sizes 1000 10000 100000] [--server | --server-only] [--timeout 600]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -54,7 +55,8 @@ for _ in range(5):
         t = time.perf_counter(); engine.ask(q); times.append(time.perf_counter() - t)
 times.sort()
 print(json.dumps({"mean_ms": 1000 * statistics.mean(times), "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
-                  "answer": engine.ask(questions[0]).answer.splitlines()[0]}))
+                  "answer": engine.ask(questions[0]).answer.splitlines()[0],
+                  "answers": [engine.ask(q).answer for q in questions]}))
 """
 
 
@@ -142,7 +144,12 @@ def _warm(data: str, store: str, env: dict[str, str], timeout: float) -> dict:
         done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
         return json.loads(done.stdout.strip().splitlines()[-1])
     except (subprocess.TimeoutExpired, json.JSONDecodeError, IndexError):
-        return {"mean_ms": float("inf"), "p95_ms": float("inf"), "answer": "(timeout or error)"}
+        return {
+            "mean_ms": float("inf"),
+            "p95_ms": float("inf"),
+            "answer": "(timeout or error)",
+            "answers": [],
+        }
 
 
 def server(size: int, inventory: Path, work: Path, timeout: float) -> dict:
@@ -168,10 +175,21 @@ def server(size: int, inventory: Path, work: Path, timeout: float) -> dict:
         push, _rss, pushed = _run(
             [_stackgraph(), "push", f"{base}/update", "--data", str(inventory)], env, timeout
         )
+        sent = re.search(r" in ([0-9.]+) s$", pushed.stdout.strip()) if pushed else None
         command = [_stackgraph(), "ask", "--store", f"{base}/query", QUESTION]
-        cold, _rss, result = _run(command, env, timeout)
+        cold, cold_rss, result = _run(command, env, timeout)
+        if result is None or result.returncode != 0:
+            print(f"  ask --store failed at {size}: {result and result.stderr[-300:]!r}", file=sys.stderr)
         warm = _warm("[]", f"{base}/query", env, timeout)
-        return {"size": size, "push_s": push, "cold_s": cold, "ok": bool(pushed and result), **warm}
+        return {
+            "size": size,
+            "push_s": push,
+            "send_s": float(sent.group(1)) if sent else float("inf"),
+            "cold_s": cold,
+            "cold_rss_mb": cold_rss,
+            "ok": bool(pushed and pushed.returncode == 0 and result and result.returncode == 0),
+            **warm,
+        }
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -185,24 +203,35 @@ def main() -> None:
     parser.add_argument(
         "--server", action="store_true", help="also measure an Oxigraph server filled by push"
     )
+    parser.add_argument(
+        "--server-only", action="store_true", help="measure only the Oxigraph server (push, --store)"
+    )
     parser.add_argument("--timeout", type=float, default=600, help="seconds per command before giving up")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="stackgraph-scale-") as tmp:
         work = Path(tmp)
-        print("| entities | first start | later start | warm mean / p95 | peak RSS | same answer |")
-        print("|---|---|---|---|---|---|")
+        if not args.server_only:
+            print("| entities | first start | later start | warm mean / p95 | peak RSS | same answer |")
+            print("|---|---|---|---|---|---|")
+        answers: dict[int, list[str]] = {}
         for size in args.sizes:
             inventory = write_inventory(size, work / f"inventory-{size}.ttl")
+            if args.server_only:
+                continue
             row = embedded(size, inventory, work, args.timeout)
+            answers[size] = row.get("answers", [])
             print(
                 f"| {size:,} | {row['first_s']:.1f} s | {row['later_s']:.1f} s | "
                 f"{row['mean_ms']:.1f} / {row['p95_ms']:.1f} ms | {row['rss_mb']:,} MB | {row['same_answer']} |",
                 flush=True,
             )
-        if args.server:
+        if args.server or args.server_only:
             print()
-            print("| entities (Oxigraph server) | push | cold ask --store | warm mean / p95 |")
-            print("|---|---|---|---|")
+            print(
+                "| entities (Oxigraph server) | push (of which sending) | cold ask --store | peak RSS "
+                "| warm mean / p95 | ok |"
+            )
+            print("|---|---|---|---|---|---|")
             for size in args.sizes:
                 inventory = work / f"inventory-{size}.ttl"
                 row = server(size, inventory, work, args.timeout)
@@ -210,10 +239,16 @@ def main() -> None:
                     print(f"| {size:,} | {row['error']} | | |")
                     continue
                 print(
-                    f"| {size:,} | {row['push_s']:.1f} s | {row['cold_s']:.1f} s | "
-                    f"{row['mean_ms']:.1f} / {row['p95_ms']:.1f} ms |",
+                    f"| {size:,} | {row['push_s']:.1f} s ({row['send_s']:.1f} s) | {row['cold_s']:.1f} s | "
+                    f"{row['cold_rss_mb']:,} MB | {row['mean_ms']:.1f} / {row['p95_ms']:.1f} ms | {row['ok']} |",
                     flush=True,
                 )
+                print(f"  first answer line: {row['answer']}", flush=True)
+                if answers.get(size):
+                    same = row.get("answers") == answers[size]
+                    print(
+                        f"  same answers as embedded on {len(WARM_QUESTIONS)} questions: {same}", flush=True
+                    )
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

@@ -202,3 +202,206 @@ def test_a_relationship_answer_leaving_out_a_named_entity_meets_the_passages(eng
         answer = engine.ask(f"What is the relationship between {names[0]}, {names[1]} and {names[2]}?")
         complete += all(n.lower() in answer.answer.lower() for n in names)
     assert complete >= len(combos) // 4
+
+
+def _opening(text: str) -> str:
+    return " ".join(text.lower().split())[:60]
+
+
+def _shared_statements(engine: Engine) -> list[list]:
+    """Groups of passages of different entities that state the same sentence."""
+    groups: dict[str, list] = {}
+    for passage in engine.passages.passages:
+        if not passage.relation:
+            groups.setdefault(_opening(passage.object), []).append(passage)
+    return [g for g in groups.values() if len({p.subject for p in g}) > 1]
+
+
+def test_a_statement_two_entities_carry_is_said_once(engine: Engine) -> None:
+    groups = _shared_statements(engine)
+    assert groups, "the graph states some sentences on more than one entity"
+    asked = 0
+    for group in groups[:12]:
+        text = group[0].object
+        answer = engine.ask(" ".join(text.split()[:14]))
+        if not answer.answered:
+            continue
+        asked += 1
+        said = " ".join(answer.answer.lower().split())
+        assert said.count(_opening(text)) <= 1, answer.answer
+    assert asked >= 6
+
+
+def test_a_definition_fallback_loses_a_tie_to_a_statement_about_the_same_entity(engine: Engine) -> None:
+    from stackgraph.graph.model import Answer
+
+    nccl = engine.resolve("NCCL")
+    question = terms("NCCL bootstrap ring")
+    definition = Answer("q", True, "NCCL: collective library. ring", "define", 0.9, entities=(nccl,))
+    statement = Answer("q", True, "NCCL: ring bootstrap order.", "define", 0.8, entities=(nccl,))
+    assert compete.coverage(engine, question, statement.answer) >= compete.coverage(
+        engine, question, definition.answer
+    )
+    assert compete.better(engine, question, definition, statement) is statement
+    # Any other first answer keeps its head start on a tie.
+    placed = Answer("q", True, definition.answer, "where_fits", 0.9, entities=(nccl,))
+    assert compete.better(engine, question, placed, statement) is placed
+
+
+def test_a_report_sharing_several_words_with_a_statement_is_answered_alone(engine: Engine) -> None:
+    """Three distinct words of the question in one statement are evidence even when the rest of
+    the question is in words the statement does not use (coverage below the alone bar)."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    filler = "our team saw this happen twice during the weekend migration window again"
+    tried = 0
+    for passage in engine.passages.passages[::7]:
+        words = [w for w in passage.object.split() if w.isalpha() and len(w) > 6][:3]
+        if passage.relation or len(set(terms(" ".join(words)))) < reports.ALONE_WORDS:
+            continue
+        question = f"{filler} {' '.join(words)}"
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        hits = reports.rank(ctx, use_semantic=False)
+        if not hits or engine.passages.coverage(parsed.terms, hits[0].passage) >= reports.ALONE_COVERAGE:
+            continue
+        if len(engine.passages.shared_terms(parsed.terms, hits[0].passage)) < reports.ALONE_WORDS:
+            continue
+        tried += 1
+        assert reports.from_passages(ctx, alone=True, use_semantic=False) is not None
+        if tried >= 5:
+            break
+    assert tried >= 3
+
+
+def test_a_definition_of_a_name_the_graph_lacks_is_declined(engine: Engine, semantic_engine: Engine) -> None:
+    """ "What is a <word>?" for a word the graph uses but names no entity by is declined: the graph
+    has no definition of it, however many statements use the word."""
+    from stackgraph.graph.answering import question as question_module
+
+    index = engine.passages
+    labelled = {
+        t
+        for rec in (engine.catalog.get(iri) for iri in {p.subject for p in index.passages})
+        if rec
+        for label in engine.catalog.all_labels(rec)
+        for t in terms(label)
+    }
+    words = sorted(
+        {w.lower() for p in index.passages for w in p.object.split() if w.isalpha() and len(w) > 7},
+        key=lambda w: -len(index.postings.get(terms(w)[0] if terms(w) else "", ())),
+    )
+    asked = 0
+    for word in words:
+        stems = terms(word)
+        question = f"What is a {word}?"
+        parsed = question_module.Question.parse(engine, question)
+        if len(stems) != 1 or stems[0] in labelled or parsed.mentions:
+            continue
+        assert len(index.postings.get(stems[0], ())) > 0  # the graph uses the word
+        for each in (engine, semantic_engine):
+            assert not each.ask(question).answered, (question, each.ask(question).answer)
+        asked += 1
+        if asked >= 4:
+            break
+    assert asked >= 4
+
+
+def test_an_entity_stating_a_sentence_already_said_is_named_not_repeated(engine: Engine) -> None:
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    checked = 0
+    for group in _shared_statements(engine)[:20]:
+        first, other = group[0], next(p for p in group if p.subject != group[0].subject)
+        name = engine.catalog.display(other.subject)
+        question = f"{' '.join(first.object.split()[:12])} {name}"
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        hits = reports.rank(ctx, use_semantic=False, k=2)
+        keys = {h.passage.key for h in hits}
+        if {first.key, other.key} - keys or name.lower() in first.text.lower():
+            continue  # both must lead, and the first must not name the other already
+        answer = reports.from_passages(ctx, use_semantic=False)
+        assert answer is not None
+        said = " ".join(answer.answer.lower().split())
+        assert said.count(_opening(first.object)) == 1, answer.answer
+        assert name.lower() in said
+        assert other.subject in {e.iri for e in answer.entities}
+        checked += 1
+    assert checked >= 3
+
+
+def test_an_answer_about_a_described_entity_loses_a_tie_to_the_passage_answer(engine: Engine) -> None:
+    """The intent's answer keeps its head start only when it is about what the question names."""
+    from stackgraph.graph.model import Answer
+
+    question = terms("racks draw more power than the room was built for")
+    said = "Racks draw more power than the room was built for."
+    density = engine.search("rack power density")[0][0]
+    first = Answer("q", True, said, "diagnose", 0.9, entities=(density,))
+    passage = Answer("q", True, said, "diagnose", 0.8, entities=(density,))
+    assert compete.better(engine, question, first, passage, described=True) is passage
+    assert compete.better(engine, question, first, passage, described=False) is first
+
+
+def test_a_passage_about_a_command_says_the_command_even_unplaced(engine: Engine) -> None:
+    """A command's "shows" statement is answered with the command to run, whether or not the
+    graph places the command in a layer."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.placement import placements
+    from stackgraph.graph.answering.question import Question
+    from stackgraph.graph.answering.symptoms import one_line
+
+    checked = 0
+    for passage in engine.passages.passages:
+        if passage.predicate != str(SG.shows):
+            continue
+        command = fetch(engine, passage.subject).text(SG.commandText)
+        question = " ".join(passage.object.split()[:16])
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        if not command or placements(ctx, passage.subject):
+            continue
+        hits = reports.rank(ctx, use_semantic=False, k=1)
+        if not hits or hits[0].passage.key != passage.key:
+            continue
+        answer = reports.from_passages(ctx, use_semantic=False)
+        assert answer is not None and one_line(command) in answer.answer, answer
+        checked += 1
+    assert checked >= 2
+
+
+def test_a_passage_answer_spells_out_its_subjects_acronym_once(engine: Engine) -> None:
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.knowledge import expansion
+    from stackgraph.graph.answering.question import Question
+
+    checked = 0
+    for passage in engine.passages.passages:
+        if passage.predicate != reports.SKOS_DEFINITION:
+            continue
+        question = " ".join(passage.object.split()[:14])
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, [], None, parsed=parsed)
+        spelled = expansion(ctx, passage.subject)
+        if not spelled or spelled.lower() in passage.text.lower():
+            continue
+        hits = reports.rank(ctx, use_semantic=False, k=1)
+        if not hits or hits[0].passage.key != passage.key:
+            continue
+        answer = reports.from_passages(ctx, use_semantic=False)
+        assert answer is not None
+        label = engine.catalog.display(passage.subject)
+        assert answer.answer.startswith(f"{label} ({spelled})"), answer.answer
+        assert answer.answer.count(f"({spelled})") == 1
+        checked += 1
+        if checked >= 5:
+            break
+    assert checked >= 3

@@ -29,6 +29,7 @@ from stackgraph.graph.store import load_graph
 
 QUESTIONS = Path("/work/shared/eval/questions.jsonl")
 NAMED = "https://w3id.org/stackgraph/graph/test"
+SG_NS = "https://w3id.org/stackgraph/ns#"
 
 
 def _oxigraph_binary() -> str | None:
@@ -196,25 +197,38 @@ def test_bulk_read_from_an_unreachable_store_is_one_clear_error() -> None:
         list(select_csv(graph, "SELECT ?s WHERE { ?s ?p ?o }"))
 
 
+def _update(oxigraph: str, text: str) -> None:
+    urllib.request.urlopen(
+        urllib.request.Request(
+            oxigraph + "/update", data=text.encode(), headers={"Content-Type": "application/sparql-update"}
+        )
+    ).read()
+
+
 def test_remote_content_hash_follows_the_store(pushed: str, oxigraph: str) -> None:
+    """After push, the hash follows the push manifest's id (no count of a million triples at every
+    start); a store that push did not fill is keyed by its triple count."""
     first = open_remote(pushed, [])
     assert first.store_url == pushed and first.data_files == []
+    assert first.push_manifest is not None
     assert open_remote(pushed, []).content_hash == first.content_hash
-    urllib.request.urlopen(
-        urllib.request.Request(
-            oxigraph + "/update",
-            data=b"INSERT DATA { <https://example.org/x> <https://example.org/y> 'z' }",
-            headers={"Content-Type": "application/sparql-update"},
-        )
-    ).read()
+    assert main(["push", oxigraph + "/update", "--clear"]) == 0
     assert open_remote(pushed, []).content_hash != first.content_hash
-    urllib.request.urlopen(
-        urllib.request.Request(
-            oxigraph + "/update",
-            data=b"DELETE DATA { <https://example.org/x> <https://example.org/y> 'z' }",
-            headers={"Content-Type": "application/sparql-update"},
-        )
-    ).read()
+
+    other = "https://example.org/filled-by-hand"
+    by_hand = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": other})
+    _update(
+        oxigraph,
+        f"INSERT DATA {{ GRAPH <{other}> {{ <https://example.org/a> <https://example.org/b> 'c' }} }}",
+    )
+    before = open_remote(by_hand, [])
+    assert before.push_manifest is None
+    _update(
+        oxigraph,
+        f"INSERT DATA {{ GRAPH <{other}> {{ <https://example.org/x> <https://example.org/y> 'z' }} }}",
+    )
+    assert open_remote(by_hand, []).content_hash != before.content_hash
+    _update(oxigraph, f"DROP GRAPH <{other}>")
 
 
 def test_store_with_data_is_refused(pushed: str, tmp_path: Path, capsys) -> None:
@@ -291,3 +305,141 @@ def test_development_questions_get_the_same_answers_over_the_store(pushed: str) 
                 f"{item['id']}: {_first_difference(local_answer.answer, remote_answer.answer)}"
             )
     assert not differences, f"{len(differences)} of {len(items)} answers differ:\n" + "\n".join(differences)
+
+
+def test_push_notes_what_it_pushed(oxigraph: str, tmp_path: Path) -> None:
+    """The manifest names the built-in content and the built-in entities the user files add to,
+    in a graph of its own (the pushed graph stays exactly the local one)."""
+    from stackgraph.graph.remote import read_manifest
+    from stackgraph.graph.store import builtin_hash
+
+    extra = tmp_path / "more.ttl"
+    extra.write_text(
+        "@prefix kg: <https://w3id.org/stackgraph/id/> .\n"
+        "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .\n"
+        'kg:nvlink skos:hiddenLabel "nvlink-test-alias" .\n'
+    )
+    target = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": NAMED})
+    assert main(["push", oxigraph + "/update", "--graph", NAMED, "--data", str(extra), "--clear"]) == 0
+    manifest = read_manifest(remote_graph(target))
+    assert manifest is not None and manifest.builtin_hash == builtin_hash()
+    assert manifest.touched == {"https://w3id.org/stackgraph/id/nvlink"}
+    assert count_triples(remote_graph(target)) == len(load_graph([extra]).graph)
+    assert main(["push", oxigraph + "/update", "--graph", NAMED, "--clear"]) == 0
+    assert read_manifest(remote_graph(target)).touched == frozenset()
+
+
+# ------------------------------------------------------------------------------- without a copy
+
+INVENTORY_GRAPH = "https://w3id.org/stackgraph/graph/inventory"
+
+
+@pytest.fixture(scope="module")
+def inventory_store(oxigraph: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A small generated inventory pushed with the built-in graph into a named graph of its own:
+    (query URL reading that graph, the inventory file)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from scale_inventory import write_inventory
+
+    inventory = write_inventory(60, tmp_path_factory.mktemp("inventory") / "inventory.ttl")
+    update = oxigraph + "/update"
+    assert main(["push", update, "--graph", INVENTORY_GRAPH, "--data", str(inventory), "--clear"]) == 0
+    return oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": INVENTORY_GRAPH}), inventory
+
+
+def test_store_entities_are_read_when_a_question_names_them(inventory_store) -> None:
+    """At start only the built-in part is known (from local files); a question naming an inventory
+    part reads that part from the store, and the answer is the one the embedded store gives."""
+    from stackgraph.graph.engine import Engine
+    from stackgraph.graph.remote_catalog import OverlayCatalog
+
+    url, inventory = inventory_store
+    remote = Engine.load(store_url=url, semantic=False)
+    embedded = Engine.load([inventory], semantic=False)
+    assert isinstance(remote.catalog, OverlayCatalog)
+    part = "https://example.org/inventory/gpu-5"
+    assert part in embedded.catalog and part not in remote.catalog
+    assert len(remote.catalog.records) < len(embedded.catalog.records)
+    for question in (
+        "where does GPU gpu-000005 fit?",
+        "what is switch switch-000012?",
+        "where does NVLink fit?",
+    ):
+        assert remote.ask(question).answer == embedded.ask(question).answer, question
+    assert part in remote.catalog and remote.catalog.get(part) == embedded.catalog.get(part)
+    assert remote.resolve("nic nic-000011").iri == "https://example.org/inventory/nic-11"
+    assert "https://example.org/inventory/node-48" not in remote.catalog  # never named
+
+
+def test_a_store_not_filled_by_push_is_read_whole(oxigraph: str) -> None:
+    """Without a push manifest the store may hold anything: the catalog is read from it whole."""
+    from stackgraph.graph.engine import Engine
+    from stackgraph.graph.remote_catalog import OverlayCatalog
+
+    other = "https://example.org/by-hand-engine"
+    _update(
+        oxigraph,
+        f"INSERT DATA {{ GRAPH <{other}> {{ <https://example.org/t> a <{SG_NS}Technology> ; "
+        f"<http://www.w3.org/2000/01/rdf-schema#label> 'Hand Tech' }} }}",
+    )
+    try:
+        url = oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": other})
+        engine = Engine.load(store_url=url, semantic=False)
+        assert not isinstance(engine.catalog, OverlayCatalog)
+        assert list(engine.catalog.records) == []  # the class tree is not there either: nothing is an entity
+    finally:
+        _update(oxigraph, f"DROP GRAPH <{other}>")
+
+
+def test_phrases_cover_the_spellings_of_a_name() -> None:
+    from stackgraph.graph.remote_catalog import phrases
+
+    found = phrases("where does gpu GPU-000005 fit?")
+    assert {"gpu GPU-000005", "GPU GPU-000005", "gpu gpu-000005", "Gpu Gpu-000005", "fit"} <= found
+    assert "fit?" not in found and "where does gpu GPU-000005 fit" in found
+    assert {"GPUs", "gpus"} <= phrases("GPU")
+    assert "switch" in phrases("switches") or "switche" in phrases("switches")
+
+
+def test_bulk_push_of_files_is_the_local_graph(oxigraph: str, tmp_path: Path) -> None:
+    """The bulk upload converts the files themselves (not the store): blank nodes (placements)
+    and a TriG file's named graph must come out as the local store has them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from scale_inventory import write_inventory
+
+    inventory = write_inventory(25, tmp_path / "inventory.ttl")
+    lines = (Path(__file__).parent / "data" / "sparql_user_data.ttl").read_text().splitlines()
+    prefixes = [line for line in lines if line.startswith("@prefix")]
+    facts = [line for line in lines if line.startswith("<")]
+    trig = tmp_path / "more.trig"
+    trig.write_text("\n".join(prefixes) + "\n<https://example.org/g> {\n" + "\n".join(facts) + "\n}\n")
+    target = "https://w3id.org/stackgraph/graph/files"
+    assert (
+        main(["push", oxigraph + "/update", "--graph", target, "--data", str(inventory), "--data", str(trig)])
+        == 0
+    )
+    remote = remote_graph(oxigraph + "/query?" + urllib.parse.urlencode({"default-graph-uri": target}))
+    local = load_graph([inventory, trig]).graph
+    assert _canonical(remote.query("CONSTRUCT WHERE { ?s ?p ?o }").graph) == _canonical(local)
+    _update(oxigraph, f"DROP GRAPH <{target}>")
+
+
+def test_names_looked_up_once_are_not_asked_again(inventory_store, monkeypatch) -> None:
+    """What discovery read is remembered: the same question again sends no lookup, and a long
+    pasted text is looked up by its beginning only (a bounded number of spellings)."""
+    from stackgraph.graph import remote_catalog
+    from stackgraph.graph.engine import Engine
+
+    url, _inventory = inventory_store
+    engine = Engine.load(store_url=url, semantic=False)
+    first = engine.ask("where does volume volume-000004 fit?").answer
+    assert "volume volume-000004" in first
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("looked up again")
+
+    monkeypatch.setattr(remote_catalog, "select_csv", refuse)
+    assert engine.ask("where does volume volume-000004 fit?").answer == first
+    long_text = " ".join(f"word{i} Mixed{i} CASE{i}" for i in range(500))
+    beginning = " ".join(long_text.split()[: remote_catalog.MAX_LOOKUP_WORDS])
+    assert remote_catalog.phrases(long_text) == remote_catalog.phrases(beginning)

@@ -41,6 +41,9 @@ LAYER_BY_ROLE_MIN = 0.45
 #: Cosine above which a semantic match counts as what the question is about.
 SEMANTIC_ACCEPT = 0.55
 
+#: A definition question of at most this many content words asks for a name, not a description.
+NAME_LOOKUP_TERMS = 3
+
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
@@ -167,6 +170,8 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             return _dedupe(layers + subjects + weak_rest)
         return _dedupe(subjects + layers + weak_rest)
     # Nothing named: find what the question describes.
+    if _unknown_name(parsed):
+        return []
     found: dict[str, Candidate] = {}
     for iri, score in engine.lexical.search(question, k=5):
         if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= DESCRIBED_COVERAGE:
@@ -181,6 +186,17 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             if prior is None or prior.score < score:
                 found[iri] = Candidate(iri, score, "semantic")
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
+
+
+def _unknown_name(parsed: Question) -> bool:
+    """Whether the question asks to define a name the graph does not have: "what is an index?"
+    names nothing, and the graph has no definition of it however close in meaning "index size" or
+    a passage on vector indexes is; a longer definition question describes what it asks about."""
+    return (
+        parsed.intent.intent == intents.DEFINE
+        and not parsed.mentions
+        and len(set(parsed.terms)) <= NAME_LOOKUP_TERMS
+    )
 
 
 def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
@@ -237,7 +253,7 @@ def answer_question(
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
     proposal = _from_passages(ctx, answer)
-    chosen = compete.better(engine, parsed.terms, answer, proposal)
+    chosen = compete.better(engine, parsed.terms, answer, proposal, _described(ctx))
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
@@ -265,8 +281,10 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     """
     # The shape of the answer given, not the guess from the wording: "what are the benefits of
     # X?" reads like a list question and is answered as where X fits.
-    if ctx.from_conversation or (
-        first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first)
+    if (
+        ctx.from_conversation
+        or (first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first))
+        or (not first.answered and _unknown_name(ctx.parsed))
     ):
         return None
     if first.answered:
@@ -276,12 +294,25 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
             return None  # no passage could beat it by the margin: skip building and ranking them
         ctx.evidence = Evidence(ctx.engine)
         cheap = reports.from_passages(ctx, use_semantic=False)
-        if cheap is None or compete.better(ctx.engine, ctx.parsed.terms, first, cheap) is first:
+        if (
+            cheap is None
+            or compete.better(ctx.engine, ctx.parsed.terms, first, cheap, _described(ctx)) is first
+        ):
             return None
         if not ctx.engine.semantic:
             return cheap
     ctx.evidence = Evidence(ctx.engine)
     return reports.from_passages(ctx, alone=not first.answered)
+
+
+#: How a candidate was found when the question names it.
+NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation"})
+
+
+def _described(ctx: Context) -> bool:
+    """Whether the intent's answer is about what the question describes rather than names: its
+    first candidate came from word overlap or meaning."""
+    return bool(ctx.candidates) and ctx.candidates[0].how not in NAMED_HOW
 
 
 def _says_all_named(ctx: Context, answer: Answer) -> bool:

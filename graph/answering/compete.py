@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.model import Answer
 
+#: The intent of a definition answer (``intents.DEFINE``; not imported, to keep this module a leaf).
+DEFINE = "define"
 #: How much more of the question the passage answer must cover to replace the intent's answer.
 MARGIN = 0.1
 
@@ -41,8 +43,17 @@ def coverage(engine: Engine, question: str | Sequence[str], text: str, known_onl
     return sum(weight(t) for t in wanted & have) / sum(weight(t) for t in wanted)
 
 
-def better(engine: Engine, question: str | Sequence[str], first: Answer, challenger: Answer | None) -> Answer:
-    """The answer of the two that covers more of the question (``first`` wins ties and margins)."""
+def better(
+    engine: Engine,
+    question: str | Sequence[str],
+    first: Answer,
+    challenger: Answer | None,
+    described: bool = False,
+) -> Answer:
+    """The answer of the two that covers more of the question (``first`` wins ties and margins).
+
+    ``described``: the first answer is about an entity found by what the question describes (by
+    meaning or word overlap), not one it names; it then loses ties too."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
@@ -57,6 +68,16 @@ def better(engine: Engine, question: str | Sequence[str], first: Answer, challen
         return first  # the intent's answer is about a part of what the passage is about
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
+    if first.intent == DEFINE and mine_about and mine_about == theirs_about and theirs >= mine:
+        # A definition is the fallback when nothing answers the property asked about; a passage
+        # answer about the same entity that covers as much of the question says a statement
+        # matched to the whole question (and the definition beside it), so it answers more.
+        return challenger
+    if theirs >= mine and described:
+        # The first answer's subject was found by what the question describes, as the passage
+        # answer's was, which matched the whole question against every statement: a tie goes to
+        # the one matched on the question's words and meaning at once.
+        return challenger
     return challenger if theirs > mine + MARGIN else first
 
 

@@ -16,7 +16,7 @@ SKOS = "http://www.w3.org/2004/02/skos/core#"
 _ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}$")
 
 
-def _expansion(ctx: Context, iri: str) -> str | None:
+def expansion(ctx: Context, iri: str) -> str | None:
     """For an acronym label, its spelled-out alternative label ("TTFT" -> "Time To First Token")."""
     rec = ctx.catalog.get(iri)
     if rec is None or not _ACRONYM.match(rec.label):
@@ -41,9 +41,9 @@ def define(ctx: Context) -> Answer | None:
     ref = ctx.evidence.entity(iri)
     facts = ctx.facts(iri)
     name = ref.label
-    expansion = _expansion(ctx, iri)
-    if expansion and expansion.lower() not in name.lower():
-        name = f"{name} ({expansion})"
+    spelled = expansion(ctx, iri)
+    if spelled and spelled.lower() not in name.lower():
+        name = f"{name} ({spelled})"
     definitions = [d for d in facts.texts(SKOS + "definition")]
     definitions.sort(key=len, reverse=True)
     parts = []

@@ -171,6 +171,11 @@ class PassageIndex:
         have = self._terms[i]
         return sum(self.idf[t] for t in wanted if t in have) / sum(self.idf[t] for t in wanted)
 
+    def shared_terms(self, query_terms: Iterable[str], passage: Passage) -> set[str]:
+        """The question's terms the passage contains (its subject's names included)."""
+        have = self._terms[self.index_of[passage.key]]
+        return {t for t in query_terms if t in have}
+
     def mentioning(self, entities: Iterable[str]) -> set[int]:
         """Passages that name one of the entities (all words of one of its labels), or whose
         object it is: "libfabric (EFA)" is about EFA too."""
@@ -350,7 +355,10 @@ def build(engine: Engine) -> PassageIndex:
 
     props = " ".join(f"<{p}>" for p in TEXT_PROPERTIES if p != str(SG.commandText))
     rows = sorted(
-        ((str(r.s), str(r.p), str(r.t)) for r in engine.graph.query(_TEXT_QUERY.replace("$props", props))),
+        (
+            (str(r.s), str(r.p), str(r.t))
+            for r in engine.index_graph.query(_TEXT_QUERY.replace("$props", props))
+        ),
     )
     for subject, predicate, text in rows:
         if engine.lexical.is_boilerplate(text):
@@ -361,7 +369,7 @@ def build(engine: Engine) -> PassageIndex:
     rel_props = " ".join(f"<{p}>" for p in RELATIONS)
     rel_rows = sorted(
         (str(r.s), str(r.p), str(r.o))
-        for r in engine.graph.query(_RELATION_QUERY.replace("$props", rel_props))
+        for r in engine.index_graph.query(_RELATION_QUERY.replace("$props", rel_props))
     )
     for subject, predicate, obj in rel_rows:
         if obj not in catalog:

@@ -10,6 +10,7 @@ the question the first leaves out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from rdflib import URIRef
@@ -17,6 +18,7 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
@@ -31,6 +33,9 @@ MIN_SCORE = 0.35
 ASSERT_SCORE = 0.55
 #: Cosine the best passage needs to answer a question no other answerer could.
 ALONE_SEMANTIC = 0.37
+#: Distinct words of the question the best passage must contain to answer alone whatever its
+#: cosine (no question outside the graph, in any evaluation set, shares more than one).
+ALONE_WORDS = 3
 #: Without the model: share of the question's words the best passage needs to answer alone.
 ALONE_COVERAGE = 0.6
 #: A further passage joins the answer when it scores at least this share of the best one.
@@ -39,7 +44,7 @@ SECOND_SHARE = 0.5
 #: word of the question: two tools described alike ("first tool to check in any GPU incident") are
 #: both the answer, and on a long report the right passage is often second by a hair (the ranking
 #: puts it in the top three far more often than first), so a close rival is said rather than lost.
-TIE_SHARE = 0.8
+TIE_SHARE = 0.6
 #: Whether a further passage must cover a word of the question the earlier ones do not.
 REQUIRE_NEW = True
 #: At most this many passages make one answer.
@@ -62,6 +67,15 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     )
 
 
+def _corroborated(ctx: Context, hit: Hit) -> bool:
+    """Whether the best passage shares enough distinct words with the question that the match
+    cannot be chance: a long report in its own words ("the nova-compute service stops responding
+    ... grep out the bogus service") is often far in meaning from the terse statement that
+    answers it, while a question from outside the graph shares a word with it at most by accident
+    ("how do I train my dog?" and a passage on training)."""
+    return len(ctx.engine.passages.shared_terms(ctx.parsed.terms, hit.passage)) >= ALONE_WORDS
+
+
 def from_passages(
     ctx: Context, alone: bool = False, min_score: float = MIN_SCORE, use_semantic: bool = True
 ) -> Answer | None:
@@ -74,7 +88,7 @@ def from_passages(
     hits = rank(ctx, use_semantic=use_semantic)
     if not hits or hits[0].score < min_score:
         return None
-    if alone:
+    if alone and not _corroborated(ctx, hits[0]):
         if use_semantic and ctx.engine.semantic and hits[0].semantic > 0:
             if hits[0].semantic < ALONE_SEMANTIC:
                 return None
@@ -83,28 +97,44 @@ def from_passages(
     chosen = [hits[0]]
     question_terms = set(ctx.parsed.terms)
     covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
-    for hit in hits[1:]:
+    for n, hit in enumerate(hits[1:], start=1):
         if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= MAX_PASSAGES:
             break
         new = (question_terms & set(terms(_words(ctx, hit.passage)))) - covered
-        tie = hit.score >= TIE_SHARE * hits[0].score and hit.passage.subject != hits[0].passage.subject
-        if (new or tie or not REQUIRE_NEW) and all(
-            hit.passage.text[:60] != c.passage.text[:60] for c in chosen
-        ):
+        # Only the runner-up joins for being close: the rest must add words of the question.
+        tie = (
+            n == 1
+            and hit.score >= TIE_SHARE * hits[0].score
+            and hit.passage.subject != hits[0].passage.subject
+        )
+        if any(_same_statement(hit.passage, c.passage) for c in chosen):
+            label = ctx.catalog.display(hit.passage.subject).lower()
+            if label in " ".join(c.passage.text for c in chosen).lower():
+                continue  # the same thing said again by an entity the answer names already
+        if new or tie or not REQUIRE_NEW:
             chosen.append(hit)
             covered |= new
     parts: list[str] = []
     subjects: list[str] = []
-    for hit in chosen:
+    for n, hit in enumerate(chosen):
         passage = hit.passage
+        if any(_same_statement(passage, c.passage) for c in chosen[:n]):
+            # Another entity states the same sentence: name it rather than repeat the sentence.
+            echo = _echo(ctx, passage, " ".join(parts))
+            if echo:
+                _record(ctx, passage)
+                parts.append(echo)
+                subjects.append(passage.subject)
+            continue
         _record(ctx, passage)
-        parts.append(sentence(first_sentences(passage.text, 420)))
+        parts.append(sentence(first_sentences(_spelled_out(ctx, passage, " ".join(parts)), 420)))
         definition = _definition(ctx, passage)
-        if definition and definition[:50].lower() not in " ".join(parts).lower():
-            parts.append(sentence(first_sentences(definition, 240)))
+        rest = unsaid(definition, " ".join(parts)) if definition else ""
+        if rest:
+            parts.append(sentence(first_sentences(rest, 240)))
         if passage.subject not in subjects:
             subjects.append(passage.subject)
-    for subject in subjects[:2]:
+    for subject in subjects[:MAX_PASSAGES]:
         where = _whereabouts(ctx, subject, " ".join(parts))
         if where:
             parts.append(where)
@@ -116,6 +146,71 @@ def from_passages(
         confidence = min(confidence, 0.5)
     intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
     return ctx.answer(text, intent, confidence)
+
+
+#: Sentences shorter than this are kept even when found in the answer: too short to be a repeat.
+UNSAID_MIN = 24
+#: Leading characters of a statement compared to tell whether it was said already.
+SAME_PREFIX = 60
+
+
+def statement(passage: Passage) -> str:
+    """What a passage states, without the subject's name in front: two entities (or an entity
+    and its alias) often carry the same sentence, which must be said once, whoever says it."""
+    return passage.text if passage.relation else passage.object
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())[:SAME_PREFIX]
+
+
+def said_already(text: str, said: str) -> bool:
+    """Whether ``said`` already contains the statement ``text`` (its opening, case and spacing
+    aside)."""
+    return _key(text) in " ".join(said.lower().split())
+
+
+def _spelled_out(ctx: Context, passage: Passage, said: str) -> str:
+    """The passage with its subject's acronym spelled out the first time the answer names it
+    ("SSE (Server-Sent Events): ..."), as a definition answer names it."""
+    label = ctx.catalog.display(passage.subject)
+    spelled = expansion(ctx, passage.subject)
+    if (
+        not spelled
+        or not passage.text.startswith(label)
+        or spelled.lower() in passage.text.lower()
+        or label.lower() in said.lower()
+    ):
+        return passage.text
+    return f"{label} ({spelled}){passage.text[len(label) :]}"
+
+
+def _echo(ctx: Context, passage: Passage, said: str) -> str:
+    """How to say a passage whose sentence the answer already gives for another entity: the
+    entity's name is then the news ("Treat every tool as an authenticated API endpoint" for the
+    same reason; all-gather defined like all-reduce), unless the answer names it already (an
+    alias of the entity that said it)."""
+    label = ctx.catalog.display(passage.subject)
+    if label.lower() in said.lower():
+        return ""
+    if passage.relation or passage.text.startswith(f"{label}: "):
+        return f"The same holds for {label}."
+    return sentence(label)  # a practice or a reason: its name says what to do
+
+
+def unsaid(text: str, said: str) -> str:
+    """``text`` without its sentences that ``said`` already contains: a definition often repeats
+    a note the answer has just given ("The product surface. An agent is a loop: ...")."""
+    kept = [
+        s
+        for s in re.split(r"(?<=[.!?])\s+", text.strip())
+        if s and (len(s) < UNSAID_MIN or not said_already(s, said))
+    ]
+    return " ".join(kept)
+
+
+def _same_statement(a: Passage, b: Passage) -> bool:
+    return _key(statement(a)) == _key(statement(b))
 
 
 def _definition(ctx: Context, passage: Passage) -> str | None:
@@ -196,10 +291,9 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         for layer in layers:
             ctx.evidence.fact(iri, SG.appliesTo, layer)
             ctx.evidence.entity(layer)
-        return sentence(
-            f"It applies to {join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])}"
-        )
-    return ""
+        phrases = join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])
+        parts.append(sentence(f"It applies to {phrases}"))
+    return " ".join(parts)  # the command to run, said even when nothing places the subject
 
 
 def supplement(ctx: Context, answer: Answer) -> Answer:
@@ -219,7 +313,12 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     added: list[Passage] = []
     for hit in rank(ctx, k=4, use_semantic=False):
         passage = hit.passage
-        if len(added) >= SUPPLEMENT_MAX or hit.score < MIN_SCORE or passage.text[:60].lower() in said:
+        if (
+            len(added) >= SUPPLEMENT_MAX
+            or hit.score < MIN_SCORE
+            or said_already(statement(passage), said)
+            or any(_same_statement(passage, a) for a in added)
+        ):
             continue
         adds = missing & set(terms(_words(ctx, passage)))
         share = sum(weight(t) for t in adds) / sum(weight(t) for t in missing) if missing else 0.0
@@ -232,6 +331,8 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     text = answer.answer
     for passage in added:
         extra = sentence(first_sentences(passage.text, 300))
+        if said_already(statement(passage), text):
+            continue
         if len(text) + len(extra) + 7 > MAX_ANSWER_CHARS:
             break
         _record(ctx, passage)
