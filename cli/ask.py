@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.chat and not batch:
         return error("--chat reads a conversation from stdin: use `stackgraph ask --chat -`")
     try:
-        engine = Engine(open_graph(args), semantic=not args.no_semantic)
+        engine = Engine(open_graph(args, background_checks=True), semantic=not args.no_semantic)
     except DataFileError as problem:
         return error(str(problem))
     except (OSError, ValueError) as problem:

@@ -51,12 +51,20 @@ def error(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
-def open_graph(args: argparse.Namespace, check_data: bool = True) -> LoadedGraph:
+def open_graph(
+    args: argparse.Namespace, check_data: bool = True, background_checks: bool = False
+) -> LoadedGraph:
     """Load the graph the arguments name. Raises DataFileError (callers turn it into one line).
 
     ``check_data`` refuses --data files that break the shapes; ``stackgraph validate`` turns it
-    off because reporting every violation is its whole job.
+    off because reporting every violation is its whole job. ``background_checks`` is for callers
+    that hand the result straight to an Engine, which waits for the checks (graph/store.py).
     """
     from stackgraph.graph.store import load_graph
 
-    return load_graph(getattr(args, "data", []) or [], getattr(args, "store", None), check_data=check_data)
+    return load_graph(
+        getattr(args, "data", []) or [],
+        getattr(args, "store", None),
+        check_data=check_data,
+        background_checks=background_checks,
+    )

@@ -44,7 +44,11 @@ class Engine:
     def __init__(self, loaded: LoadedGraph, semantic: bool = True) -> None:
         self.loaded = loaded
         self.graph = loaded.graph
-        self.catalog = _open_catalog(loaded)
+        try:
+            self.catalog = _open_catalog(loaded)
+        except Exception:
+            loaded.wait_checked()  # data that breaks the shapes is reported as such, not as this
+            raise
         #: The graph the whole-graph indexes (lexical, passages) are built from: for a store filled
         #: by push, the built-in graph kept locally (graph/remote_catalog.py), else the graph itself.
         self.index_graph = getattr(self.catalog, "index_graph", self.graph)
@@ -79,12 +83,14 @@ class Engine:
         #: Whole-word tokens of the embedding model's vocabulary: ordinary English words, which
         #: are weak evidence when a one-word label ("Training", "Volcano") matches them.
         self.common_words: frozenset[str] = _common_words()
+        # --data checks of a first start ran while the catalog was built; none answers before them.
+        loaded.wait_checked()
 
     @classmethod
     def load(
         cls, data: Sequence[str | Path] = (), store_url: str | None = None, semantic: bool = True
     ) -> Engine:
-        return cls(load_graph(data, store_url), semantic=semantic)
+        return cls(load_graph(data, store_url, background_checks=True), semantic=semantic)
 
     def entities_of(self, *classes: str) -> list[str]:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""

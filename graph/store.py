@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -76,6 +76,9 @@ class LoadedGraph:
     data_files: list[str] = field(default_factory=list)
     #: The remote SPARQL endpoint behind the graph, or None for the embedded store.
     store_url: str | None = None
+    #: Blocks until checks of --data files still running in the background have passed; raises
+    #: their DataFileError. Only ``load_graph(background_checks=True)`` leaves any running.
+    wait_checked: Callable[[], None] = lambda: None
     #: With ``store_url``: what ``stackgraph push`` noted it pushed there (graph.remote.PushManifest),
     #: or None when the store was filled otherwise.
     push_manifest: PushManifest | None = None
@@ -276,7 +279,10 @@ def builtin_hash() -> str:
 
 
 def load_graph(
-    data: Sequence[str | Path] = (), store_url: str | None = None, check_data: bool = True
+    data: Sequence[str | Path] = (),
+    store_url: str | None = None,
+    check_data: bool = True,
+    background_checks: bool = False,
 ) -> LoadedGraph:
     """Load the built-in graph plus ``data`` files; or open the remote store at ``store_url``.
 
@@ -284,7 +290,9 @@ def load_graph(
     so an error in any of them leaves nothing half-loaded. With ``check_data``, the merged graph must
     also conform to the SHACL shapes (the built-in graph does, so any violation is the user's) and
     user facts may not cite the built-in seeds; the verdict (for large inputs, the whole store) is
-    cached by content, so only the first command with new files pays for it.
+    cached by content, so only the first command with new files pays for it. ``background_checks``
+    lets a first start with large files return while the shapes are still checked: the caller then
+    calls ``wait_checked()`` on the result before answering (graph/engine.py does).
     """
     data_paths = [Path(p) for p in data]
     if store_url:
@@ -294,7 +302,7 @@ def load_graph(
     if data_paths:
         from stackgraph.graph.userstore import open_with_data  # Oxigraph's parsers, bulk load
 
-        return open_with_data(data_paths, check_data=check_data)
+        return open_with_data(data_paths, check_data=check_data, background_checks=background_checks)
     graph = new_graph()
     for path in builtin_files():
         graph.parse(str(path), format="ox-turtle")

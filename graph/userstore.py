@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -68,14 +69,31 @@ def as_graph(store: ox.Store) -> rdflib.Graph:
 def _fill(store: ox.Store, paths: list[Path], check: bool, progress: bool) -> None:
     """Load the built-in graph and ``paths`` into ``store``; with ``check``, refuse what breaks the
     shapes or cites a built-in seed (DataFileError naming the file)."""
+    checker = _load(store, paths, progress)
+    if check:
+        checker()
+
+
+def _load(store: ox.Store, paths: list[Path], progress: bool) -> Callable[[], None]:
+    """Load the built-in graph and ``paths`` into ``store``; return the check of what was loaded
+    (raises DataFileError naming the file), to run now or on another thread."""
     for path in builtin_files():
         store.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE)
     sections = userdata.seed_sections(store)
     builtin_subjects = userdata.subjects(store)
     for path in paths:
         userdata.load_file(store, path, progress=progress)
-    if not check:
-        return
+
+    def check() -> None:
+        _check_citations(store, paths, sections, builtin_subjects)
+        _check_shapes(store, paths, progress)
+
+    return check
+
+
+def _check_citations(
+    store: ox.Store, paths: list[Path], sections: list[ox.NamedNode], builtin_subjects: set
+) -> None:
     foreign = userdata.foreign_citations(store, sections, builtin_subjects)
     if foreign:
         from oxrdflib._converter import from_ox
@@ -93,7 +111,6 @@ def _fill(store: ox.Store, paths: list[Path], check: bool, progress: bool) -> No
             f"section of a built-in seed document: your facts must cite your own sources (an sg:Source "
             f"and its sg:SourceSection){more}",
         )
-    _check_shapes(store, paths, progress)
 
 
 def _check_shapes(store: ox.Store, paths: list[Path], progress: bool) -> None:
@@ -159,12 +176,15 @@ PERSIST_CHUNK = int(os.environ.get("STACKGRAPH_PERSIST_CHUNK", 200_000))
 _LABELLED_BLANK = "ASK { ?node <http://www.w3.org/2000/01/rdf-schema#label> ?label FILTER(isBLANK(?node)) }"
 
 
-def _persist(store: ox.Store, directory: Path) -> None:
-    """Write ``store`` (loaded and checked in memory) as the on-disk store for later starts.
+def _persist(store: ox.Store, directory: Path, publish: Callable[[], bool] = lambda: True) -> None:
+    """Write ``store`` (loaded in memory) as the on-disk store for later starts.
+
+    ``publish`` says, once the copy is written, whether the data passed its checks (it may wait
+    for them; they run alongside): if not, the copy is dropped.
 
     Runs in a background thread while this process answers from memory, and almost all of it
-    without the GIL: the store is dumped as N-Quads; quads without a blank node are bulk-loaded
-    in chunks of ``PERSIST_CHUNK``; quads with one are bulk-loaded together in one piece, because
+    without the GIL: Oxigraph writes the triples without a blank node as N-Triples, bulk-loaded
+    in chunks of ``PERSIST_CHUNK``; those with one are bulk-loaded together in one piece, because
     each load names the blank nodes it reads afresh (a node split across two loads would become
     two). The copy is then the same graph, its blank nodes named differently from the memory
     store's, which no cache can see: caches name entities, and entities are IRIs. When some
@@ -176,21 +196,25 @@ def _persist(store: ox.Store, directory: Path) -> None:
     """
     directory.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    dump = scratch.with_name(scratch.name + ".nq")
-    blank = scratch.with_name(scratch.name + ".blank.nq")
+    plain = scratch.with_name(scratch.name + ".plain.nt")
+    blank = scratch.with_name(scratch.name + ".blank.nt")
     try:
         disk = ox.Store(str(scratch))
-        store.dump(output=str(dump), format=ox.RdfFormat.N_QUADS)
-        _load_split(disk, dump, blank)
-        dump.unlink()
+        # Every user graph was merged into the default graph (userdata.load_file): triples say all.
+        store.query(_PLAIN).serialize(output=str(plain), format=ox.RdfFormat.N_TRIPLES)
+        _load_in_chunks(disk, plain)
+        plain.unlink()
+        store.query(_BLANK).serialize(output=str(blank), format=ox.RdfFormat.N_TRIPLES)
         if not store.query(_LABELLED_BLANK):
-            disk.bulk_load(path=str(blank), format=ox.RdfFormat.N_QUADS)
-        else:  # names kept: ox.parse reads labels as written, and the dump wrote the store's own
-            quads = ox.parse(path=str(blank), format=ox.RdfFormat.N_QUADS)
+            disk.bulk_load(path=str(blank), format=ox.RdfFormat.N_TRIPLES)
+        else:  # names kept: ox.parse reads labels as written, and they were the store's own
+            quads = ox.parse(path=str(blank), format=ox.RdfFormat.N_TRIPLES)
             while chunk := list(itertools.islice(quads, PERSIST_CHUNK or None)):
                 disk.bulk_extend(chunk)
         disk.flush()
         del disk  # closes RocksDB: the directory must not move while it is open
+        if not publish():
+            return  # the data failed its checks: the scratch copy goes (finally)
         write_bytes(scratch / _COMPLETE, STORE_FORMAT.encode())
         try:
             os.rename(scratch, directory)
@@ -201,24 +225,83 @@ def _persist(store: ox.Store, directory: Path) -> None:
         log(f"could not cache the store ({' '.join(str(error).split())[:120]})")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-        dump.unlink(missing_ok=True)
+        plain.unlink(missing_ok=True)
         blank.unlink(missing_ok=True)
 
 
-def _load_split(disk: ox.Store, dump: Path, blank: Path) -> None:
-    """Bulk-load the lines of ``dump`` without a blank node into ``disk`` in chunks; write the
-    others to ``blank``. A literal that merely contains ``_:`` goes to ``blank`` too: harmless."""
-    with dump.open("rb") as source, blank.open("wb") as out:
-        while lines := list(itertools.islice(source, PERSIST_CHUNK or None)):
-            plain = [line for line in lines if b"_:" not in line]
-            if len(plain) < len(lines):
-                out.writelines(line for line in lines if b"_:" in line)
-            if plain:  # bytes, not a path: Oxigraph parses and writes without the GIL either way
-                disk.bulk_load(input=b"".join(plain), format=ox.RdfFormat.N_QUADS)
+#: The triples without a blank node, and those with one (both serialized by Oxigraph, no GIL).
+_PLAIN = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER(!isBLANK(?s) && !isBLANK(?o)) }"
+_BLANK = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o FILTER(isBLANK(?s) || isBLANK(?o)) }"
+#: Bytes per line of N-Triples, about: turns ``PERSIST_CHUNK`` (quads) into a read size.
+_LINE_BYTES = 120
 
 
-def open_with_data(data_paths: list[Path], check_data: bool = True) -> LoadedGraph:
-    """The built-in graph plus ``data_paths``. Raises DataFileError (one line) for a bad file."""
+def _load_in_chunks(disk: ox.Store, path: Path) -> None:
+    """Bulk-load the N-Triples file ``path`` into ``disk`` in pieces of about ``PERSIST_CHUNK``
+    lines, cut at line ends (a few Python calls per piece: the parsing is Oxigraph's)."""
+    size = PERSIST_CHUNK * _LINE_BYTES if PERSIST_CHUNK > 0 else -1
+    rest = b""
+    with path.open("rb") as source:
+        while block := source.read(size):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            if cut:
+                disk.bulk_load(input=block[:cut], format=ox.RdfFormat.N_TRIPLES)
+    if rest.strip():
+        disk.bulk_load(input=rest, format=ox.RdfFormat.N_TRIPLES)
+
+
+class _Checking:
+    """The checks of a first start on their own thread, and the on-disk copy on another.
+
+    The checks are SPARQL evaluated without the GIL, so the caller builds its catalog meanwhile
+    and calls :meth:`wait` before answering. The copy starts at once, at a lower CPU priority
+    (Linux), so that on two cores it takes what the checks and the answer do not need; it is
+    published only once the checks have passed.
+    """
+
+    def __init__(self, check: Callable[[], None], store: ox.Store, directory: Path) -> None:
+        self._check = check
+        self._done = threading.Event()
+        self._error: BaseException | None = None
+        threading.Thread(target=self._run, name="stackgraph-check").start()
+        threading.Thread(target=self._persist, args=(store, directory), name="stackgraph-persist").start()
+
+    def _run(self) -> None:
+        try:
+            self._check()
+        except BaseException as error:  # raised again by wait(), in the thread that answers
+            self._error = error
+        finally:
+            self._done.set()
+
+    def _persist(self, store: ox.Store, directory: Path) -> None:
+        with contextlib.suppress(OSError, AttributeError):  # a nicer thread: best effort
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        _persist(store, directory, publish=self.passed)
+
+    def passed(self) -> bool:
+        """Whether the checks passed (waits for them)."""
+        self._done.wait()
+        return self._error is None
+
+    def wait(self) -> None:
+        """Return once the checks have passed; raise what they raised (DataFileError) if not."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+
+
+def open_with_data(
+    data_paths: list[Path], check_data: bool = True, background_checks: bool = False
+) -> LoadedGraph:
+    """The built-in graph plus ``data_paths``. Raises DataFileError (one line) for a bad file.
+
+    With ``background_checks``, a first start with large files returns before the shapes are
+    checked: the caller must call the result's ``wait_checked()`` before using any answer (the
+    engine does, once its catalog is built), which raises the DataFileError a check found.
+    """
     for path in data_paths:
         if not path.is_file():
             raise DataFileError(path, "no such file")
@@ -235,9 +318,12 @@ def open_with_data(data_paths: list[Path], check_data: bool = True) -> LoadedGra
         # First start: load and check in memory (2-3x faster than on RocksDB), answer from memory,
         # and write the on-disk store for later starts alongside.
         store = ox.Store()
-        _fill(store, data_paths, check=True, progress=progress)
-        threading.Thread(target=_persist, args=(store, directory), name="stackgraph-persist").start()
-        return LoadedGraph(graph=as_graph(store), content_hash=digest, data_files=names)
+        checking = _Checking(_load(store, data_paths, progress), store, directory)
+        if not background_checks:
+            checking.wait()
+        return LoadedGraph(
+            graph=as_graph(store), content_hash=digest, data_files=names, wait_checked=checking.wait
+        )
     store = ox.Store()
     marker = cache_root() / "validated" / digest
     check = check_data and not marker.is_file()

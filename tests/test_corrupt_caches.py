@@ -236,3 +236,24 @@ def test_persisted_store_keeps_blank_nodes_whole(tmp_path, monkeypatch, chunk, l
     assert isomorphic(graph(disk), graph(store))
     blanks = {str(q.subject) for s in (store, disk) for q in s if isinstance(q.subject, ox.BlankNode)}
     assert len(blanks) == (4 if labelled else 8)  # the same four nodes, or four renamed
+
+
+@pytest.mark.parametrize("breakage", ["shapes", "seed citation"])
+def test_a_first_start_that_fails_its_checks_answers_nothing_and_caches_no_store(
+    tmp_path, inventory, breakage
+) -> None:
+    """On a first start the checks run while the catalog is built (graph/userstore.py); data
+    that fails them still ends in one line and a non-zero exit, with no answer and no store."""
+    text = inventory.read_text()
+    if breakage == "shapes":
+        text += 'inv:gpu-0 rdfs:label "a second label" .\n'
+    else:
+        text += "inv:gpu-0 dct:source kg:doc-004-s12 .\n"
+    bad = tmp_path / "bad.ttl"
+    bad.write_text(text)
+    cache = tmp_path / "cache"
+    done = _ask(cache, bad, "where does GPU gpu-000000 fit?")
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("stackgraph: error:"), done.stderr
+    assert ("does not conform" if breakage == "shapes" else "built-in seed") in done.stderr
+    assert not (cache / "stores").exists() or not any((cache / "stores").iterdir())
