@@ -80,6 +80,7 @@ def _questions_from_stdin() -> list[bytes]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from stackgraph.graph.cachefiles import defer_writes, write_deferred
     from stackgraph.graph.conversation import Conversation
     from stackgraph.graph.engine import Engine
     from stackgraph.graph.store import DataFileError
@@ -87,8 +88,10 @@ def run(args: argparse.Namespace) -> int:
     batch = args.question == ["-"]
     if args.chat and not batch:
         return error("--chat reads a conversation from stdin: use `stackgraph ask --chat -`")
+    defer_writes()  # caches a first start builds are written once the first answer is out
     try:
         engine = Engine(open_graph(args, background_checks=True), semantic=not args.no_semantic)
+        _ = engine.linker  # every question needs the name tables: built (or read) before freezing
     except DataFileError as problem:
         return error(str(problem))
     except (OSError, ValueError) as problem:
@@ -97,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
     if not batch:
         answer = engine.ask(" ".join(args.question))
         _emit(answer, args)
+        write_deferred()
+        _finish_copies(args)
         return EXIT_OK if answer.answered else (EXIT_USAGE if answer.error else EXIT_NOT_FOUND)
     conversation = Conversation() if args.chat else None
     lines = _questions_from_stdin()
@@ -107,9 +112,19 @@ def run(args: argparse.Namespace) -> int:
         answer = _ask_raw(engine, raw, conversation)
         valid += not answer.error
         _emit(answer, args)
+        write_deferred()
+    _finish_copies(args)
     if not valid:  # a batch in which nothing was a question is a usage error, as one bad question is
         return error(f"none of the {len(lines)} lines on stdin was a question that could be asked")
     return EXIT_OK
+
+
+def _finish_copies(args: argparse.Namespace) -> None:
+    """A first start with --data saves its store on disk after answering: wait for it, visibly."""
+    if args.data:
+        from stackgraph.graph.userstore import finish_copies
+
+        finish_copies()
 
 
 def _ask_raw(engine: Engine, raw: bytes, conversation) -> Answer:

@@ -249,7 +249,7 @@ def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
     plain containers): 100k records load in about a second, where JSON took three. A cache that is
     empty, torn, or written for other content is rebuilt with a one-line message.
     """
-    from stackgraph.graph.cachefiles import log, paused_gc, read_pickle, write_pickle
+    from stackgraph.graph.cachefiles import log, paused_gc, read_pickle, write_later, write_pickle
 
     path = _cache_path(content_hash)
     if path.is_file():
@@ -263,10 +263,14 @@ def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
     with paused_gc():  # 100k records of sets and dicts: the collector would walk them again and again
         catalog = Catalog(graph)
     if len(catalog.records) >= CACHE_MIN_RECORDS:
-        try:
-            write_pickle(path, _cache_header(content_hash), (catalog.records, dict(catalog._parents)))
-        except OSError as error:
-            log(f"could not cache the catalog ({error})")
+
+        def write() -> None:
+            try:
+                write_pickle(path, _cache_header(content_hash), (catalog.records, dict(catalog._parents)))
+            except OSError as error:
+                log(f"could not cache the catalog ({error})")
+
+        write_later(write)
     return catalog
 
 

@@ -722,12 +722,16 @@ def _load_tables(engine: Engine):
 
 
 def _save_tables(engine: Engine, tables) -> None:
-    from stackgraph.graph.cachefiles import log, write_pickle
+    from stackgraph.graph.cachefiles import log, write_later, write_pickle
     from stackgraph.graph.catalog import CACHE_MIN_RECORDS
 
     if len(engine.catalog.records) < CACHE_MIN_RECORDS:
         return
-    try:
-        write_pickle(_tables_path(engine), _tables_header(engine), tables)
-    except OSError as error:
-        log(f"could not cache the name tables ({error})")
+
+    def write() -> None:
+        try:
+            write_pickle(_tables_path(engine), _tables_header(engine), tables)
+        except OSError as error:
+            log(f"could not cache the name tables ({error})")
+
+    write_later(write)

@@ -154,7 +154,9 @@ def test_an_incomplete_user_data_store_is_rebuilt(tmp_path, inventory) -> None:
     (stores[0] / "stackgraph-complete").unlink()  # as if the build had been killed half-way
     second = _ask(cache, inventory, question)
     assert second.returncode == 0 and second.stdout == first.stdout
-    assert "incomplete; rebuilding it" in second.stderr and second.stderr.count("\n") == 1
+    # One line about the cache (a slow machine may also say it is saving the store again).
+    lines = [line for line in second.stderr.splitlines() if "saving the store" not in line]
+    assert len(lines) == 1 and "incomplete; rebuilding it" in lines[0]
     assert (stores[0] / "stackgraph-complete").is_file()
 
 
@@ -257,3 +259,21 @@ def test_a_first_start_that_fails_its_checks_answers_nothing_and_caches_no_store
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("stackgraph: error:"), done.stderr
     assert ("does not conform" if breakage == "shapes" else "built-in seed") in done.stderr
     assert not (cache / "stores").exists() or not any((cache / "stores").iterdir())
+
+
+def test_cache_writes_held_back_run_once_released_and_then_at_once() -> None:
+    """`stackgraph ask` holds its cache writes until the first answer is out (the user waits for
+    the answer, not the pickles); held writes all run on release, later ones at once."""
+    from stackgraph.graph.cachefiles import defer_writes, write_deferred, write_later
+
+    done: list[str] = []
+    write_later(lambda: done.append("now"))
+    assert done == ["now"]
+    defer_writes()
+    write_later(lambda: done.append("catalog"))
+    write_later(lambda: done.append("names"))
+    assert done == ["now"]
+    write_deferred()
+    assert done == ["now", "catalog", "names"]
+    write_later(lambda: done.append("after"))
+    assert done == ["now", "catalog", "names", "after"]
