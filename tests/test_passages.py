@@ -189,6 +189,37 @@ def test_a_named_problem_is_favoured_over_the_definitions_of_technologies_named_
     assert prior[(problem, True)] > prior[(technology, True)] + 0.1
 
 
+def test_a_named_technologys_definition_keeps_its_prior_only_when_little_else_is_asked(
+    engine: Engine,
+) -> None:
+    """ "What is X?" asks for X's definition; a question that says more than X's name asks about
+    something X has or needs, so X's definition loses its naming prior while X's other statements
+    keep theirs."""
+    technology = next(
+        iri
+        for iri in engine.entities_of("Technology")
+        if engine.catalog.get(iri) and engine.catalog.get(iri).definition
+    )
+    name = engine.catalog.display(technology)
+    asked = [
+        t
+        for t in terms("which switch buffers and cable lengths does a deployment require")
+        if t in engine.passages.idf
+    ]
+    assert len(asked) >= 2
+
+    def prior(residual: list[str]) -> float:
+        hits = engine.passages.rank(name, named=[technology], use_semantic=False, k=40, residual=residual)
+        own = [
+            h for h in hits if h.passage.subject == technology and h.passage.predicate.endswith("definition")
+        ]
+        assert own
+        return own[0].score - own[0].lexical
+
+    assert prior([]) > 0.1  # "what is X?": nothing asked beyond the name
+    assert prior(asked) < 0.01
+
+
 def test_a_relationship_answer_leaving_out_a_named_entity_meets_the_passages(engine: Engine) -> None:
     """A path between two of three named parameters answers part of the question: the passages
     that say all three then compete, and often win."""

@@ -59,6 +59,10 @@ PROBLEM_PRIOR = 0.15
 #: Share of ``NAMED_PRIOR`` a named technology's own definition keeps when the question also names
 #: a problem: "what X is" rarely answers a report that mentions X.
 CONTEXT_SHARE = 0.0
+#: Known terms a question must say besides the names it mentions for a named technology's
+#: definition to keep only ``CONTEXT_SHARE`` of its prior: "what is RoCE?" asks for the definition,
+#: "what equipment do I need to use RoCE?" asks about something RoCE needs.
+ASKS_BEYOND_NAMES = 2
 #: Embedded passages are cut to their opening: the meaning sits there and the cost grows with length.
 EMBED_CHARS = 300
 
@@ -239,11 +243,14 @@ class PassageIndex:
         k: int = 8,
         use_semantic: bool = True,
         query_terms: Sequence[str] | None = None,
+        residual: Sequence[str] | None = None,
     ) -> list[Hit]:
         """The passages that best match the whole question, best first.
 
         ``named`` are the entities the question names: their passages get a small prior, passages
         that mention them a smaller one, so a technology named in passing tips close calls only.
+        ``residual`` are the question's terms outside the words naming them; when they say
+        enough (``ASKS_BEYOND_NAMES``), a named entity's definition keeps little of its prior.
         """
         if query_terms is None:
             query_terms = terms(question)
@@ -254,6 +261,8 @@ class PassageIndex:
         named = set(named)
         mentioning = self.mentioning(named)
         problems = named & self.engine.problems
+        asked = {t for t in residual or () if t in self.idf}
+        beyond = len(asked) >= ASKS_BEYOND_NAMES
         scores: dict[int, tuple[float, float, float]] = {}
         pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
         if semantic is not None:
@@ -266,7 +275,7 @@ class PassageIndex:
             if passage.subject in problems:
                 fused += NAMED_PRIOR + PROBLEM_PRIOR
             elif passage.subject in named:
-                context = problems and passage.predicate == SKOS_DEFINITION
+                context = (problems or beyond) and passage.predicate == SKOS_DEFINITION
                 fused += NAMED_PRIOR * (CONTEXT_SHARE if context else 1.0)
             elif i in mentioning:
                 fused += MENTIONED_PRIOR

@@ -59,6 +59,13 @@ class Question:
         """The IRIs the question names, in the order it names them."""
         return [m.iri for m in self.mentions]
 
+    @property
+    def residual_terms(self) -> tuple[str, ...]:
+        """The terms outside the words that name an entity: what the question says *about* the
+        things it names ("equipment", "need" of "what equipment do I need to use RoCE?")."""
+        naming = {t for m in self.mentions for t in terms(m.surface)}
+        return tuple(t for t in self.terms if t not in naming)
+
     def with_intent(self, guess: intents.IntentGuess) -> Question:
         """The same question read with another intent (a follow-up taking its predecessor's)."""
         from dataclasses import replace

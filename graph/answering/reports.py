@@ -63,7 +63,12 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior."""
     named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
     return ctx.engine.passages.rank(
-        ctx.question, named, k=k, use_semantic=use_semantic, query_terms=ctx.parsed.terms
+        ctx.question,
+        named,
+        k=k,
+        use_semantic=use_semantic,
+        query_terms=ctx.parsed.terms,
+        residual=ctx.parsed.residual_terms,
     )
 
 
