@@ -9,7 +9,8 @@ and measures, each in a fresh process with a fresh cache (the ONNX model is shar
 - warm answer: mean and p95 of ``Engine.ask`` over a few questions, in one process, after one pass;
 - peak memory (max RSS) of the first start;
 - with ``--server``: the same inventory pushed into an Oxigraph server on loopback
-  (``stackgraph push``), then ``stackgraph ask --store URL`` cold, and warm in one process.
+  (``stackgraph push``), then ``stackgraph ask --store URL`` cold, and warm in one process, and
+  the development questions asked of the server and of the embedded store (answers compared).
 
 Usage: python scripts/bench_scale.py [--sizes 1000 10000 100000] [--server | --server-only] [--timeout 600]
 """
@@ -168,6 +169,51 @@ def _warm(data: str, store: str, env: dict[str, str], timeout: float) -> dict:
         }
 
 
+#: The development questions the server's answers are compared on with the embedded store's.
+DEV_QUESTIONS = ROOT.parent / "shared" / "eval" / "questions.jsonl"
+
+
+def _same_as_embedded(
+    store: str, inventory: Path, work: Path, size: int, env: dict[str, str], timeout: float
+) -> tuple[int, int]:
+    """(answers alike, questions asked): the development set asked of the server (``--store``)
+    and of the embedded store holding the same inventory (``--data``), one batch each."""
+    if not DEV_QUESTIONS.is_file():
+        return 0, 0
+    rows = [
+        json.loads(line) for line in DEV_QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    text = "".join(row["q"] + "\n" for row in rows if "q" in row)
+    embedded_env = dict(env, STACKGRAPH_CACHE_DIR=str(_fresh_cache(work, f"compare-cache-{size}")))
+    runs = []
+    for graph, run_env in ((["--store", store], env), (["--data", str(inventory)], embedded_env)):
+        done = subprocess.run(
+            # Without the model, as the warm figures: embedding 100k new texts takes minutes.
+            [_stackgraph(), "ask", *graph, "--no-semantic", "--json", "-"],
+            input=text,
+            capture_output=True,
+            text=True,
+            env=run_env,
+            timeout=timeout,
+        )
+        runs.append([(a["answered"], a["answer"]) for a in map(json.loads, done.stdout.splitlines())])
+    remote, embedded = runs
+    questions = text.splitlines()
+    for question, r, e in zip(questions, remote, embedded, strict=False):
+        if r != e:  # show where: the answers often agree for hundreds of characters
+            at = next(
+                (i for i, (a, b) in enumerate(zip(r[1], e[1], strict=False)) if a != b),
+                min(len(r[1]), len(e[1])),
+            )
+            start = max(0, at - 60)
+            print(
+                f"  differs: {question!r} (answered {r[0]} / {e[0]})\n    store:    ...{r[1][start : at + 100]!r}\n"
+                f"    embedded: ...{e[1][start : at + 100]!r}",
+                file=sys.stderr,
+            )
+    return sum(r == e for r, e in zip(remote, embedded, strict=False)), len(questions)
+
+
 def server(size: int, inventory: Path, work: Path, timeout: float) -> dict:
     binary = Path(sys.executable).with_name("oxigraph")
     if not binary.exists():
@@ -197,7 +243,10 @@ def server(size: int, inventory: Path, work: Path, timeout: float) -> dict:
         if result is None or result.returncode != 0:
             print(f"  ask --store failed at {size}: {result and result.stderr[-300:]!r}", file=sys.stderr)
         warm = _warm("[]", f"{base}/query", env, timeout)
+        same, asked = _same_as_embedded(f"{base}/query", inventory, work, size, env, timeout)
         return {
+            "dev_same": same,
+            "dev_asked": asked,
             "size": size,
             "push_s": push,
             "send_s": float(sent.group(1)) if sent else float("inf"),
@@ -263,6 +312,10 @@ def main() -> None:
                     flush=True,
                 )
                 print(f"  first answer line: {row['answer']}", flush=True)
+                print(
+                    f"  same answers as embedded on the development set: {row['dev_same']}/{row['dev_asked']}",
+                    flush=True,
+                )
                 if answers.get(size):
                     same = row.get("answers") == answers[size]
                     print(
