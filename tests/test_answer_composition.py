@@ -72,3 +72,51 @@ def test_the_passage_on_the_problem_leads_the_named_entitys_definition(engine: E
     first, second = Hit(definition, 0.9, 0.9, 0.0), Hit(statement, 0.5, 0.5, 0.0)
     assert reports.lead_with_problem(ctx, [first, second]) == [second, first]
     assert reports.lead_with_problem(ctx, [second, first]) == [second, first]
+
+
+def _report_like_questions(engine: Engine, count: int = 40) -> list[str]:
+    """Questions in a report's words: a few words from each of two unrelated statements, so
+    that some match one passage well and some only loosely (the hedged answers)."""
+    statements = [p for p in engine.passages.passages if not p.relation and len(p.object.split()) >= 8]
+    step = max(1, len(statements) // count)
+    picked = statements[::step][:count]
+    questions = []
+    for n, passage in enumerate(picked):
+        other = picked[(n + len(picked) // 2) % len(picked)]
+        questions.append(
+            f"why does {' '.join(passage.object.split()[2:5])} and {' '.join(other.object.split()[3:6])} happen"
+        )
+    return questions
+
+
+def _outside_questions(engine: Engine, count: int = 6) -> list[str]:
+    """Questions in ordinary English words the graph never uses."""
+    unused = sorted(
+        w for w in engine.common_words if len(w) > 5 and not set(terms(w)) & set(engine.lexical.idf)
+    )
+    assert len(unused) > 4 * count
+    return [
+        f"how do I {' '.join(unused[(4 * k + n) * 97 % len(unused)] for n in range(4))}" for k in range(count)
+    ]
+
+
+def test_answered_means_statements_offered_asserted_or_hedged(semantic_engine: Engine) -> None:
+    """The contract of ``answered``: a hedged answer ("The closest the graph knows: ...") is
+    answered, rests on facts with sources and carries at most the hedged confidence; a declined
+    one offers no statement (no facts), only suggestions, at confidence 0."""
+    engine = semantic_engine  # with meaning in the fused score, loose matches fall below assertion
+    hedged = declined = 0
+    for question in _report_like_questions(engine) + _outside_questions(engine):
+        answer = engine.ask(question)
+        opens_hedged = answer.answer.removeprefix(f"About {answer.context}: ").startswith(reports.HEDGE)
+        if opens_hedged:
+            hedged += 1
+            assert answer.answered, question
+            assert answer.confidence <= reports.HEDGED_CONFIDENCE, question
+            assert answer.facts and all(f.basis and f.source for f in answer.facts), question
+        if not answer.answered:
+            declined += 1
+            assert answer.confidence == 0.0, question
+            assert not answer.facts, question
+            assert reports.HEDGE not in answer.answer, question
+    assert hedged and declined  # both kinds were met, so both halves of the contract were checked

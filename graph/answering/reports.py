@@ -31,6 +31,13 @@ SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 MIN_SCORE = 0.35
 #: Fused score below which a passage answer is worded as the closest match rather than asserted.
 ASSERT_SCORE = 0.55
+#: How a hedged answer opens. A hedged answer is still ``answered``: it offers the graph's
+#: statements nearest the question, with their facts and sources, at a confidence of at most
+#: ``HEDGED_CONFIDENCE``. Only a declined answer (``answered`` false, confidence 0) offers no
+#: statement, just the names of the closest entities as suggestions.
+HEDGE = "The closest the graph knows:"
+#: The highest confidence a hedged answer carries.
+HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
 ALONE_SEMANTIC = 0.37
 #: Distinct words of the question the best passage must contain to answer alone whatever its
@@ -143,8 +150,8 @@ def from_passages(
     text = " ".join(parts)
     if hits[0].score < ASSERT_SCORE:
         # A weak match is offered as what the graph knows nearest, not asserted as the answer.
-        text = f"The closest the graph knows: {text}"
-        confidence = min(confidence, 0.5)
+        text = f"{HEDGE} {text}"
+        confidence = min(confidence, HEDGED_CONFIDENCE)
     intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
     return ctx.answer(text, intent, confidence)
 
