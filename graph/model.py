@@ -134,9 +134,13 @@ class Answer:
     """The engine's answer to one question, with the evidence behind it."""
 
     question: str
+    #: True when the answer offers statements of the graph, asserted or hedged ("The closest the
+    #: graph knows: ...", confidence at most 0.5); false when it declines and offers at most the
+    #: names of the closest entities (``suggestions``).
     answered: bool
     answer: str
     intent: str
+    #: 0-1; 0 for a declined answer, at most 0.5 for a hedged one.
     confidence: float
     entities: tuple[EntityRef, ...] = ()
     facts: tuple[Fact, ...] = ()

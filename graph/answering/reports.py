@@ -31,6 +31,13 @@ SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 MIN_SCORE = 0.35
 #: Fused score below which a passage answer is worded as the closest match rather than asserted.
 ASSERT_SCORE = 0.55
+#: How a hedged answer opens. A hedged answer is still ``answered``: it offers the graph's
+#: statements nearest the question, with their facts and sources, at a confidence of at most
+#: ``HEDGED_CONFIDENCE``. Only a declined answer (``answered`` false, confidence 0) offers no
+#: statement, just the names of the closest entities as suggestions.
+HEDGE = "The closest the graph knows:"
+#: The highest confidence a hedged answer carries.
+HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
 ALONE_SEMANTIC = 0.37
 #: Distinct words of the question the best passage must contain to answer alone whatever its
@@ -119,6 +126,7 @@ def from_passages(
         if new or tie or not REQUIRE_NEW:
             chosen.append(hit)
             covered |= new
+    chosen = lead_with_problem(ctx, chosen)
     parts: list[str] = []
     subjects: list[str] = []
     for n, hit in enumerate(chosen):
@@ -147,10 +155,33 @@ def from_passages(
     text = " ".join(parts)
     if hits[0].score < ASSERT_SCORE:
         # A weak match is offered as what the graph knows nearest, not asserted as the answer.
-        text = f"The closest the graph knows: {text}"
-        confidence = min(confidence, 0.5)
+        text = f"{HEDGE} {text}"
+        confidence = min(confidence, HEDGED_CONFIDENCE)
     intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
     return ctx.answer(text, intent, confidence)
+
+
+def problem_terms(ctx: Context) -> set[str]:
+    """The question's words other than the names it gives: what it says about what it names
+    ("can not use rdma_client ... with calico" says "rdma_client", "hca", "mode" of Calico)."""
+    named = {t for m in ctx.parsed.mentions for t in terms(m.surface)}
+    return set(ctx.parsed.terms) - named
+
+
+def in_passing(ctx: Context, hit: Hit) -> bool:
+    """Whether a passage is about an entity the question names and says none of the question's
+    other words: it says what the named thing is, not what the question asks of it."""
+    named = {m.iri for m in ctx.parsed.mentions}
+    if hit.passage.subject not in named:
+        return False
+    return not (problem_terms(ctx) & set(terms(hit.passage.text)))
+
+
+def lead_with_problem(ctx: Context, chosen: list[Hit]) -> list[Hit]:
+    """``chosen`` with the passages that speak to the question's problem words first: a report
+    naming a technology in passing is answered by what matches its problem, and the technology's
+    own definition (ranked high by the name alone) comes after it."""
+    return sorted(chosen, key=lambda hit: in_passing(ctx, hit))
 
 
 #: Sentences shorter than this are kept even when found in the answer: too short to be a repeat.

@@ -1,0 +1,122 @@
+"""How the passage answerer composes and decides (issue 11): what comes first, what is said.
+
+Questions are built here from the graph's own statements, never taken from an evaluation set:
+each test checks a mechanism (a report's problem words lead the answer; a technology named in
+passing comes after), not the answer to one question.
+"""
+
+from __future__ import annotations
+
+from stackgraph.graph.answering import reports
+from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.passages import Hit, Passage
+from stackgraph.graph.answering.question import Question
+from stackgraph.graph.engine import Engine
+from stackgraph.graph.lexical import terms
+
+SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
+
+
+def _context(engine: Engine, question: str) -> Context:
+    parsed = Question.parse(engine, question)
+    return Context(engine, question, parsed.intent.intent, parsed.intent.strength, [], None, parsed=parsed)
+
+
+def _definitions(engine: Engine) -> dict[str, Passage]:
+    return {p.subject: p for p in engine.passages.passages if p.predicate == SKOS_DEFINITION}
+
+
+def _report_naming(engine: Engine) -> tuple[str, Passage, Passage]:
+    """A report naming one entity in passing and describing another entity's statement: the
+    named entity's definition shares none of the described statement's words."""
+    definitions = _definitions(engine)
+    statements = [p for p in engine.passages.passages if not p.relation and p.predicate != SKOS_DEFINITION]
+    for named_iri, definition in sorted(definitions.items()):
+        label = engine.catalog.display(named_iri)
+        if len(terms(label)) != 1:
+            continue
+        for statement in statements[:400]:
+            words = " ".join(statement.object.split()[:8])
+            problem = set(terms(words))
+            if statement.subject == named_iri or len(problem) < 3 or problem & set(terms(definition.text)):
+                continue
+            question = f"{words} with {label}"
+            parsed = Question.parse(engine, question)
+            if [m.iri for m in parsed.mentions] == [named_iri]:
+                return question, definition, statement
+    raise AssertionError("the graph has no entity to name in passing")
+
+
+def test_problem_terms_are_the_words_besides_the_names(engine: Engine) -> None:
+    question, definition, _statement = _report_naming(engine)
+    ctx = _context(engine, question)
+    label_terms = set(terms(engine.catalog.display(definition.subject)))
+    problem = reports.problem_terms(ctx)
+    assert problem
+    assert not problem & label_terms
+    assert problem <= set(ctx.parsed.terms)
+
+
+def test_a_named_entitys_definition_is_in_passing_a_described_statement_is_not(engine: Engine) -> None:
+    question, definition, statement = _report_naming(engine)
+    ctx = _context(engine, question)
+    assert reports.in_passing(ctx, Hit(definition, 0.9, 0.9, 0.0))
+    assert not reports.in_passing(ctx, Hit(statement, 0.5, 0.5, 0.0))
+
+
+def test_the_passage_on_the_problem_leads_the_named_entitys_definition(engine: Engine) -> None:
+    """Ranked first by the name's prior, the definition still comes after the statement that
+    speaks to the report's problem; the order among the rest is kept."""
+    question, definition, statement = _report_naming(engine)
+    ctx = _context(engine, question)
+    first, second = Hit(definition, 0.9, 0.9, 0.0), Hit(statement, 0.5, 0.5, 0.0)
+    assert reports.lead_with_problem(ctx, [first, second]) == [second, first]
+    assert reports.lead_with_problem(ctx, [second, first]) == [second, first]
+
+
+def _report_like_questions(engine: Engine, count: int = 40) -> list[str]:
+    """Questions in a report's words: a few words from each of two unrelated statements, so
+    that some match one passage well and some only loosely (the hedged answers)."""
+    statements = [p for p in engine.passages.passages if not p.relation and len(p.object.split()) >= 8]
+    step = max(1, len(statements) // count)
+    picked = statements[::step][:count]
+    questions = []
+    for n, passage in enumerate(picked):
+        other = picked[(n + len(picked) // 2) % len(picked)]
+        questions.append(
+            f"why does {' '.join(passage.object.split()[2:5])} and {' '.join(other.object.split()[3:6])} happen"
+        )
+    return questions
+
+
+def _outside_questions(engine: Engine, count: int = 6) -> list[str]:
+    """Questions in ordinary English words the graph never uses."""
+    unused = sorted(
+        w for w in engine.common_words if len(w) > 5 and not set(terms(w)) & set(engine.lexical.idf)
+    )
+    assert len(unused) > 4 * count
+    return [
+        f"how do I {' '.join(unused[(4 * k + n) * 97 % len(unused)] for n in range(4))}" for k in range(count)
+    ]
+
+
+def test_answered_means_statements_offered_asserted_or_hedged(semantic_engine: Engine) -> None:
+    """The contract of ``answered``: a hedged answer ("The closest the graph knows: ...") is
+    answered, rests on facts with sources and carries at most the hedged confidence; a declined
+    one offers no statement (no facts), only suggestions, at confidence 0."""
+    engine = semantic_engine  # with meaning in the fused score, loose matches fall below assertion
+    hedged = declined = 0
+    for question in _report_like_questions(engine) + _outside_questions(engine):
+        answer = engine.ask(question)
+        opens_hedged = answer.answer.removeprefix(f"About {answer.context}: ").startswith(reports.HEDGE)
+        if opens_hedged:
+            hedged += 1
+            assert answer.answered, question
+            assert answer.confidence <= reports.HEDGED_CONFIDENCE, question
+            assert answer.facts and all(f.basis and f.source for f in answer.facts), question
+        if not answer.answered:
+            declined += 1
+            assert answer.confidence == 0.0, question
+            assert not answer.facts, question
+            assert reports.HEDGE not in answer.answer, question
+    assert hedged and declined  # both kinds were met, so both halves of the contract were checked
