@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.linking import FRAME_WORDS, STOPWORDS
+from stackgraph.graph.store import is_builtin_entity
 
 _SPLIT = re.compile(r"[a-z0-9]+")
 
@@ -98,9 +99,14 @@ class LexicalIndex:
                 doc.text_terms.update(terms(text))
             self.docs[iri] = doc
             for term in doc.name_terms | doc.text_terms:
-                frequency[term] += 1
                 self.postings[term].add(iri)
-        total = max(1, len(self.docs))
+        # Word rarity over the built-in entities (store.is_builtin_entity); over all when none are.
+        reference = [iri for iri in self.docs if is_builtin_entity(iri)] or list(self.docs)
+        for iri in reference:
+            doc = self.docs[iri]
+            for term in doc.name_terms | doc.text_terms:
+                frequency[term] += 1
+        total = max(1, len(reference))
         self.idf = {t: math.log(1 + total / f) for t, f in frequency.items()}
         self._default_idf = math.log(1 + total)
 

@@ -30,6 +30,16 @@ if TYPE_CHECKING:
 SG = rdflib.Namespace("https://w3id.org/stackgraph/ns#")
 KG = rdflib.Namespace("https://w3id.org/stackgraph/id/")
 
+
+def is_builtin_entity(iri: str) -> bool:
+    """Whether ``iri`` is one of the built-in graph's entities: they are all ``kg:`` IRIs, while
+    user data (``--data``, a store filled by ``push``) names its own. Word statistics are taken
+    over these alone (graph/lexical.py, graph/answering/passages.py), so that loading an inventory
+    of 100k GPUs does not reweigh what "node" or "GPU" says about the stack, and an embedded graph
+    with the user's data answers the stack's questions as a remote store holding it does."""
+    return iri.startswith(KG)
+
+
 #: Prefixes predeclared for every SPARQL query on every surface.
 PREFIXES: dict[str, str] = {
     "sg": str(SG),

@@ -436,3 +436,24 @@ def test_a_passage_answer_spells_out_its_subjects_acronym_once(engine: Engine) -
         if checked >= 5:
             break
     assert checked >= 3
+
+
+def test_an_inventory_adds_passages_without_reweighing_the_stacks_words(engine: Engine, tmp_path) -> None:
+    """Word rarity (BM25's and the entity index's) is taken over the built-in graph: loading an
+    inventory full of "node" and "GPU" leaves what those words weigh, so the stack's questions
+    are answered as they are without it (and as a remote store holding the inventory answers
+    them), while the inventory's own statements are still searched."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from scale_inventory import write_inventory
+
+    with_inventory = Engine.load([write_inventory(40, tmp_path / "inventory.ttl")], semantic=False)
+    for word in ("node", "GPU", "switch", "cluster"):
+        (stem,) = terms(word)
+        assert with_inventory.passages.idf[stem] == engine.passages.idf[stem], word
+        assert with_inventory.lexical.weight(stem) == engine.lexical.weight(stem), word
+    assert len(with_inventory.passages.passages) > len(engine.passages.passages)
+    question = "which layer owns a node whose GPUs are not advertised?"
+    assert with_inventory.ask(question).answer == engine.ask(question).answer

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.catalog import PREFIX_DECL
 from stackgraph.graph.lexical import TEXT_PROPERTIES, terms
-from stackgraph.graph.store import SG
+from stackgraph.graph.store import SG, is_builtin_entity
 
 if TYPE_CHECKING:
     from stackgraph.graph.embeddings import EmbeddingIndex
@@ -136,10 +136,19 @@ class PassageIndex:
         for i, passage in enumerate(passages):
             if passage.relation:
                 self._objects[passage.object].append(i)
-        self._avg = sum(lengths) / max(1, len(lengths))
-        total = len(passages)
+        # BM25's statistics over the built-in graph's passages (store.is_builtin_entity), over all
+        # when none are: a user's inventory adds passages without reweighing the stack's words.
+        reference = [i for i, p in enumerate(passages) if is_builtin_entity(p.subject)] or list(
+            range(len(passages))
+        )
+        self._avg = sum(lengths[i] for i in reference) / max(1, len(reference))
+        frequency: dict[str, int] = defaultdict(int)
+        for i in reference:
+            for term in self._terms[i]:
+                frequency[term] += 1
+        total = len(reference)
         self.idf = {
-            t: math.log(1 + (total - len(ps) + 0.5) / (len(ps) + 0.5)) for t, ps in self.postings.items()
+            t: math.log(1 + (total - frequency[t] + 0.5) / (frequency[t] + 0.5)) for t in self.postings
         }
         #: term -> (passage, its BM25 weight for the term): the formula's parts are fixed per
         #: passage, so a query only adds them up.
