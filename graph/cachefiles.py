@@ -147,6 +147,19 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
+def write_pickle_later(dest: Path, header: dict, payload: object, what: str) -> None:
+    """:func:`write_pickle` through :func:`write_later`; a failure costs only the cache, said in
+    one line ("could not cache the {what}")."""
+
+    def write() -> None:
+        try:
+            write_pickle(dest, header, payload)
+        except OSError as error:
+            log(f"could not cache the {what} ({error})")
+
+    write_later(write)
+
+
 def write_pickle(dest: Path, header: dict, payload: object) -> None:
     """``header`` (plain values: format, content hash) then ``payload``, written atomically."""
     with atomic_target(dest) as tmp, tmp.open("wb") as handle:

@@ -249,7 +249,7 @@ def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
     plain containers): 100k records load in about a second, where JSON took three. A cache that is
     empty, torn, or written for other content is rebuilt with a one-line message.
     """
-    from stackgraph.graph.cachefiles import log, paused_gc, read_pickle, write_later, write_pickle
+    from stackgraph.graph.cachefiles import log, paused_gc, read_pickle, write_pickle_later
 
     path = _cache_path(content_hash)
     if path.is_file():
@@ -263,14 +263,8 @@ def load_catalog(graph: rdflib.Graph, content_hash: str) -> Catalog:
     with paused_gc():  # 100k records of sets and dicts: the collector would walk them again and again
         catalog = Catalog(graph)
     if len(catalog.records) >= CACHE_MIN_RECORDS:
-
-        def write() -> None:
-            try:
-                write_pickle(path, _cache_header(content_hash), (catalog.records, dict(catalog._parents)))
-            except OSError as error:
-                log(f"could not cache the catalog ({error})")
-
-        write_later(write)
+        payload = (catalog.records, dict(catalog._parents))
+        write_pickle_later(path, _cache_header(content_hash), payload, "catalog")
     return catalog
 
 

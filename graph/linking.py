@@ -725,16 +725,9 @@ def _load_tables(engine: Engine):
 
 
 def _save_tables(engine: Engine, tables) -> None:
-    from stackgraph.graph.cachefiles import log, write_later, write_pickle
+    from stackgraph.graph.cachefiles import write_pickle_later
     from stackgraph.graph.catalog import CACHE_MIN_RECORDS
 
     if len(engine.catalog.records) < CACHE_MIN_RECORDS:
         return
-
-    def write() -> None:
-        try:
-            write_pickle(_tables_path(engine), _tables_header(engine), tables)
-        except OSError as error:
-            log(f"could not cache the name tables ({error})")
-
-    write_later(write)
+    write_pickle_later(_tables_path(engine), _tables_header(engine), tables, "name tables")
