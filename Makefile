@@ -26,6 +26,8 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/questions_extra.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py ../shared/eval/realworld_dev.jsonl --min 55
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_heldout.jsonl --min 85
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_fresh.jsonl --min 70
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_fresh.jsonl --min 55
 
 lint:
 	$(VENV)/ruff check .

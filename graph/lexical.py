@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+
+import snowballstemmer
 
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.linking import FRAME_WORDS, STOPWORDS
@@ -41,16 +44,20 @@ TEXT_PROPERTIES = (
 )
 
 
+_ENGLISH = snowballstemmer.stemmer("english")
+#: A Snowball stemmer keeps the word it works on in itself: one word at a time across threads.
+_ENGLISH_LOCK = threading.Lock()
+#: An acronym's plural as written ("GPUs", "NICs", "LLMs"): its stem is the acronym.
+_ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]+)s\b")
+
+
 @lru_cache(maxsize=16384)
 def stem(word: str) -> str:
-    """A deliberately small stemmer: enough to meet "branches"/"branch", "running"/"run"."""
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: -len(suffix)] + keep
-            break
-    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiousl":
-        word = word[:-1]  # running -> runn -> run
-    return word
+    """The Snowball (Porter 2) English stem: "traces"/"trace", "status" kept whole, "branches"/
+    "branch", "running"/"run". A light hand-written stemmer before it met "traces" as "trac" and
+    "status" as "statu", so a report's words missed the graph's."""
+    with _ENGLISH_LOCK:
+        return _ENGLISH.stemWord(word)
 
 
 def terms(text: str) -> list[str]:
@@ -63,9 +70,21 @@ def _terms(text: str) -> tuple[str, ...]:
     # Cached: the lexical index, the passage index and the answerers stem the same sentences.
     return tuple(
         stem(w)
-        for w in _SPLIT.findall(normalize(text).replace("-", " "))
+        for w in _words(normalize(_ACRONYM_PLURAL.sub(r"\1", text)))
         if w not in STOPWORDS and w not in FRAME_WORDS and len(w) > 1
     )
+
+
+def _words(text: str) -> list[str]:
+    """The words of normalized text; a hyphenated word gives its parts and, after them, the parts
+    written together, so "scale-up" meets "scaleup" and "fine-tuning" meets "finetuning"."""
+    words: list[str] = []
+    for token in text.split():
+        parts = _SPLIT.findall(token)
+        words += parts
+        if "-" in token and len(parts) > 1 and all(p.isalpha() for p in parts):
+            words.append("".join(parts))
+    return words
 
 
 @dataclass

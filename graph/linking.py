@@ -197,6 +197,8 @@ FRAME_WORDS = frozenset(
     ]
 )
 
+#: What joins the parts of a compound word ("EFA-enabled", "libibverbs.so", "NCCL/RCCL").
+_JOINERS = re.compile(r"[-._/+]")
 _PAREN = re.compile(r"\s*\(([^)]*)\)\s*")
 _EIGHT_CUES = (
     "eight-layer",
@@ -408,10 +410,39 @@ class Linker:
                     break
                 for i in range(start, start + size):
                     taken[i] = True
+        found += self._joined(words, taken, model, prefer)
         found += self._layer_codes(text, words, taken, model)
         if fuzzy:
             found += self._fuzzy(words, taken)
         found.sort(key=lambda m: m.start)
+        return found
+
+    def _joined(
+        self, words: list[str], taken: list[bool], model: str | None, prefer: str | None
+    ) -> list[Mention]:
+        """Names inside a compound word that is no name itself: "EFA-enabled", "libibverbs.so",
+        "NCCL/RCCL". Each part run is matched as a name, longest first, the whole word its span."""
+        found: list[Mention] = []
+        for i, word in enumerate(words):
+            if taken[i] or not _JOINERS.search(word):
+                continue
+            parts = _JOINERS.split(word)
+            used = [False] * len(parts)
+            for size in range(len(parts) - 1, 0, -1):
+                for start in range(0, len(parts) - size + 1):
+                    if any(used[start : start + size]):
+                        continue
+                    form = " ".join(parts[start : start + size])
+                    iris = self.forms.get(form)
+                    if not iris or len(form) < 2 or all(p in STOPWORDS for p in parts[start : start + size]):
+                        continue
+                    iri = self._rank(iris, form, model, prefer)[0]
+                    if all(m.iri != iri for m in found if m.start == i):
+                        found.append(Mention(iri, i, i + 1, form, 1.0, "exact"))
+                    for j in range(start, start + size):
+                        used[j] = True
+            if any(used):
+                taken[i] = True
         return found
 
     def _rank(self, iris: set[str], form: str, model: str | None, prefer: str | None = None) -> list[str]:
@@ -459,8 +490,14 @@ class Linker:
                 continue  # "S layer" / "CP layer" are matched as names
             start = len(normalize(text[: ref.start]).split())
             end = len(normalize(text[: ref.end]).split())
-            if end <= start or any(taken[start:end]):
+            free = [i for i in range(start, end) if not taken[i]]
+            if not free or free != list(range(free[0], free[-1] + 1)):
                 continue
+            # "L4 of the eight-layer operational map": the model's words may already name the
+            # model; the code keeps the rest of the reference, and still reads in that model.
+            start, end = free[0], free[-1] + 1
+            while end - start > 1 and words[end - 1] in STOPWORDS:
+                end -= 1
             layer = self.layer_by_code(ref.code, MODEL_IRIS.get(ref.model or "", model))
             if layer:
                 found.append(Mention(layer, start, end, " ".join(words[start:end]), 1.0, "code"))

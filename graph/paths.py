@@ -103,6 +103,28 @@ def shortest_path(engine: Engine, a: str, b: str, max_hops: int = 6) -> list[Pat
     return [_edge(engine, graph, u, v) for u, v in zip(nodes, nodes[1:], strict=False)]
 
 
+def distances(engine: Engine, iri: str, cutoff: int = 2) -> dict[str, int]:
+    """Hops from ``iri`` to each entity within ``cutoff``, either direction; a layer is reached
+    but not walked through (it is next to everything it holds)."""
+    graph = entity_graph(engine)
+    if iri not in graph:
+        return {}
+    undirected = _undirected(graph)
+    found = {iri: 0}
+    frontier = [iri]
+    for hop in range(1, cutoff + 1):
+        reached = []
+        for node in frontier:
+            if hop > 1 and engine.catalog.is_a(node, SG.Layer):
+                continue
+            for other in undirected.neighbors(node):
+                if other not in found:
+                    found[other] = hop
+                    reached.append(other)
+        frontier = reached
+    return found
+
+
 def neighborhood(engine: Engine, iri: str, depth: int = 1, limit: int = 50) -> tuple[list[PathEdge], int]:
     """Edges within ``depth`` hops (either direction), nearest first, stable order."""
     graph = entity_graph(engine)

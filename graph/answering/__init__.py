@@ -252,7 +252,10 @@ def answer_question(
             parsed=parsed,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
-    proposal = _from_passages(ctx, answer)
+    if from_conversation:
+        proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
+    else:
+        proposal = _from_passages(ctx, answer)
     chosen = compete.better(engine, parsed.terms, answer, proposal, _described(ctx))
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
@@ -302,6 +305,30 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
         if not ctx.engine.semantic:
             return cheap
     ctx.evidence = Evidence(ctx.engine)
+    return reports.from_passages(ctx, alone=not first.answered)
+
+
+def _in_context(
+    engine: Engine, parsed: Question, conversation: Conversation, first: Answer, focus: str
+) -> Answer | None:
+    """The passage answer to a follow-up read together with the turn it follows: "which scheduler
+    plugin fixes it?" after "what is the gang-scheduling problem?" is matched as both at once, so
+    the statements about what "it" is and what is asked of it meet (Volcano's gang scheduling);
+    its own words alone name nothing."""
+    previous = conversation.turns[-1].question
+    combined = Question.parse(engine, f"{previous} {parsed.text}", parsed.intent.intent)
+    ctx = Context(
+        engine,
+        combined.text,
+        parsed.intent.intent,
+        parsed.intent.strength,
+        link(engine, combined),
+        combined.model_hint,
+        parsed=combined,
+        focus=focus,
+    )
+    if first.answered and compete.coverage(engine, parsed.terms, first.answer) >= 1 - compete.MARGIN:
+        return None  # nothing could cover the follow-up's own words better
     return reports.from_passages(ctx, alone=not first.answered)
 
 

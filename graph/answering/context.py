@@ -44,6 +44,8 @@ class Context:
     from_conversation: bool = False
     #: The question parsed once (terms, mentions, layer references); parsed here when not given.
     parsed: Question | None = None
+    #: The entity a follow-up is about (the conversation's subject), when read in context.
+    focus: str | None = None
     evidence: Evidence = field(init=False)
 
     def __post_init__(self) -> None:

@@ -153,7 +153,10 @@ def _best_passage(ctx: Context) -> tuple[str, str, float] | None:
     """(entity, sentence, score): the sentence of the graph that best matches the question."""
     from stackgraph.graph.lexical import terms
 
-    hits = ctx.engine.lexical.search(ctx.question, k=3)
+    # A follow-up's words alone ("why does it need to exist?") say what is asked, not of what:
+    # the sentence is sought among the entity the conversation is about.
+    about = [c.iri for c in ctx.candidates] if ctx.from_conversation else None
+    hits = ctx.engine.lexical.search(ctx.question, candidates=about, k=3)
     if not hits:
         return None
     q_terms = set(ctx.parsed.terms)

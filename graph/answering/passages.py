@@ -253,6 +253,7 @@ class PassageIndex:
         use_semantic: bool = True,
         query_terms: Sequence[str] | None = None,
         residual: Sequence[str] | None = None,
+        near: dict[str, float] | None = None,
     ) -> list[Hit]:
         """The passages that best match the whole question, best first.
 
@@ -260,6 +261,7 @@ class PassageIndex:
         that mention them a smaller one, so a technology named in passing tips close calls only.
         ``residual`` are the question's terms outside the words naming them; when they say
         enough (``ASKS_BEYOND_NAMES``), a named entity's definition keeps little of its prior.
+        ``near`` adds a prior per subject (a follow-up's subject and what lies near it).
         """
         if query_terms is None:
             query_terms = terms(question)
@@ -288,6 +290,8 @@ class PassageIndex:
                 fused += NAMED_PRIOR * (CONTEXT_SHARE if context else 1.0)
             elif i in mentioning:
                 fused += MENTIONED_PRIOR
+            if near:
+                fused += near.get(passage.subject, 0.0)
             scores[i] = (fused, lex, sem)
         if SUPPORT_WEIGHT:
             # An entity several of whose statements match is likelier the subject than one with a

@@ -56,6 +56,9 @@ TIE_SHARE = 0.6
 REQUIRE_NEW = True
 #: At most this many passages make one answer.
 MAX_PASSAGES = 3
+#: At most this many make a hedged one: no passage matches well, so the nearest few are offered
+#: side by side rather than one asserted (a weak best is often second or third by a hair).
+HEDGED_PASSAGES = 5
 #: Share (by rarity) of the question's words left unsaid that a passage must add to supplement.
 SUPPLEMENT_SHARE = 0.3
 #: A passage matching the question at least this well is added to an answer that does not say it.
@@ -67,7 +70,8 @@ PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 
 
 def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
-    """The question's best passages, the entities it names acting as a prior."""
+    """The question's best passages, the entities it names acting as a prior, and for a
+    follow-up the conversation's subject and what lies near it in the graph."""
     named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
     return ctx.engine.passages.rank(
         ctx.question,
@@ -76,7 +80,20 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
         use_semantic=use_semantic,
         query_terms=ctx.parsed.terms,
         residual=ctx.parsed.residual_terms,
+        near=_near(ctx, ctx.focus) if ctx.focus else None,
     )
+
+
+#: Prior of a follow-up's passages by the hops between their subject and the conversation's.
+FOCUS_PRIORS = (0.3, 0.12, 0.05)
+
+
+def _near(ctx: Context, focus: str) -> dict[str, float]:
+    from stackgraph.graph.paths import distances
+
+    return {
+        iri: FOCUS_PRIORS[hops] for iri, hops in distances(ctx.engine, focus, len(FOCUS_PRIORS) - 1).items()
+    }
 
 
 def _corroborated(ctx: Context, hit: Hit) -> bool:
@@ -106,26 +123,7 @@ def from_passages(
                 return None
         elif ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE:
             return None
-    chosen = [hits[0]]
-    question_terms = set(ctx.parsed.terms)
-    covered = question_terms & set(terms(_words(ctx, hits[0].passage)))
-    for n, hit in enumerate(hits[1:], start=1):
-        if hit.score < SECOND_SHARE * hits[0].score or len(chosen) >= MAX_PASSAGES:
-            break
-        new = (question_terms & set(terms(_words(ctx, hit.passage)))) - covered
-        # Only the runner-up joins for being close: the rest must add words of the question.
-        tie = (
-            n == 1
-            and hit.score >= TIE_SHARE * hits[0].score
-            and hit.passage.subject != hits[0].passage.subject
-        )
-        if any(_same_statement(hit.passage, c.passage) for c in chosen):
-            label = ctx.catalog.display(hit.passage.subject).lower()
-            if label in " ".join(c.passage.text for c in chosen).lower():
-                continue  # the same thing said again by an entity the answer names already
-        if new or tie or not REQUIRE_NEW:
-            chosen.append(hit)
-            covered |= new
+    chosen = choose(ctx, hits)
     chosen = lead_with_problem(ctx, chosen)
     parts: list[str] = []
     subjects: list[str] = []
@@ -159,6 +157,36 @@ def from_passages(
         confidence = min(confidence, HEDGED_CONFIDENCE)
     intent = intents.DIAGNOSE if _is_problem(ctx, subjects[0]) else (ctx.intent or intents.DEFINE)
     return ctx.answer(text, intent, confidence)
+
+
+def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
+    """The passages that make the answer: the best, then those close enough that add words of the
+    question. The closest passage about another subject joins even without new words
+    (``TIE_SHARE``); in a hedged answer every such close one does, up to ``HEDGED_PASSAGES``: no
+    passage matched well, so the nearest few are offered side by side, not one asserted."""
+    best = hits[0]
+    hedged = best.score < ASSERT_SCORE
+    most = HEDGED_PASSAGES if hedged else MAX_PASSAGES
+    question_terms = set(ctx.parsed.terms)
+    covered = question_terms & set(terms(_words(ctx, best.passage)))
+    chosen = [best]
+    rivals = 0
+    for hit in hits[1:]:
+        if hit.score < SECOND_SHARE * best.score or len(chosen) >= most:
+            break
+        new = (question_terms & set(terms(_words(ctx, hit.passage)))) - covered
+        subjects = {c.passage.subject for c in chosen}
+        rival = hit.passage.subject not in subjects
+        tie = rival and (rivals == 0 or hedged) and hit.score >= TIE_SHARE * best.score
+        rivals += rival
+        if any(_same_statement(hit.passage, c.passage) for c in chosen):
+            label = ctx.catalog.display(hit.passage.subject).lower()
+            if label in " ".join(c.passage.text for c in chosen).lower():
+                continue  # the same thing said again by an entity the answer names already
+        if new or tie or not REQUIRE_NEW:
+            chosen.append(hit)
+            covered |= new
+    return chosen
 
 
 def problem_terms(ctx: Context) -> set[str]:

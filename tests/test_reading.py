@@ -1,0 +1,89 @@
+"""How a question is read before it is answered: its words, the names inside compound words,
+layer codes beside a model's name, and follow-ups read with the turn they follow (issue 11).
+
+The questions are written for these tests; none is taken from an evaluation set.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.engine import Engine
+from stackgraph.graph.lexical import stem, terms
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("traces", "trace"),  # the old stemmer cut "traces" to "trac" and missed "trace"
+        ("statuses", "status"),
+        ("branches", "branch"),
+        ("running", "run"),
+        ("scheduled", "scheduling"),
+    ],
+)
+def test_inflections_share_a_stem(a: str, b: str) -> None:
+    assert stem(a) == stem(b)
+
+
+def test_a_word_ending_in_s_is_not_cut_unless_plural() -> None:
+    assert stem("status") == "status"
+    assert stem("bus") == "bus"
+
+
+def test_an_acronyms_plural_is_the_acronym() -> None:
+    assert terms("two GPUs and three NICs") == terms("two GPU and three NIC")
+
+
+def test_a_hyphenated_word_meets_the_same_word_written_together() -> None:
+    assert set(terms("scaleup")) <= set(terms("scale-up interconnect"))
+    assert set(terms("finetuning")) <= set(terms("fine-tuning a model"))
+
+
+def _names(engine: Engine, text: str) -> list[str]:
+    return [engine.catalog.display(m.iri) for m in engine.linker.mentions(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("our EFA-enabled hosts lose the fabric", "EFA"),
+        ("the process cannot load libibverbs.so", "libibverbs"),
+        ("a NCCL/RCCL job hangs", "RCCL"),
+        ("a NCCL/RCCL job hangs", "NCCL"),
+    ],
+)
+def test_names_inside_compound_words_are_found(engine: Engine, text: str, name: str) -> None:
+    assert name in _names(engine, text)
+
+
+def test_a_compound_word_that_is_a_name_stays_one_name(engine: Engine) -> None:
+    assert _names(engine, "run nvidia-smi on the node") == ["nvidia-smi"]
+
+
+def test_a_layer_code_beside_a_named_model_is_that_models_layer(engine: Engine) -> None:
+    mentions = engine.linker.mentions("what is L4 of the eight-layer operational map for?")
+    codes = [m for m in mentions if m.how == "code"]
+    assert [engine.catalog.display(m.iri) for m in codes] == ["L4 Terraform & Automation"]
+    assert codes[0].surface == "l4"
+    answer = engine.ask("what is L4 of the eight-layer operational map for?")
+    assert "Terraform" in answer.answer
+
+
+def test_a_follow_up_is_matched_together_with_the_turn_it_follows(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("what is the KV cache?", conversation).answered
+    follow = engine.ask("which vLLM knob sets its data type?", conversation)
+    assert follow.answered
+    assert "kv_cache_dtype" in follow.answer
+    assert follow.context == "KV cache"
+
+
+def test_a_why_follow_up_is_answered_from_its_subjects_own_sentences(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("tell me about eight L6", conversation).answered
+    follow = engine.ask("why does it exist?", conversation)
+    assert follow.answered
+    assert "deterministic" in follow.answer
+    assert "L6" in (follow.context or follow.answer)
