@@ -18,6 +18,8 @@ _FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 _LAYER_REFERENCE = re.compile(r"\b(that|this|the same|same)\s+layer\b", re.IGNORECASE)
+#: Words asking for what sits beside the last subject ("what else lives alongside it there?").
+_SIBLINGS = re.compile(r"\b(else|others?|alongside|besides|beside|there|same)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -60,3 +62,8 @@ class Conversation:
     @staticmethod
     def refers_to_layer(question: str) -> bool:
         return bool(_LAYER_REFERENCE.search(question))
+
+    @staticmethod
+    def asks_for_siblings(question: str) -> bool:
+        """Whether a listing question asks what sits beside the last subject, in its layer."""
+        return bool(_SIBLINGS.search(question))

@@ -87,3 +87,75 @@ def test_a_why_follow_up_is_answered_from_its_subjects_own_sentences(engine: Eng
     assert follow.answered
     assert "deterministic" in follow.answer
     assert "L6" in (follow.context or follow.answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("What is the Zorblax scheduler?", "Zorblax"),
+        ("where does FooBarNet fit in the nine-layer model?", "FooBarNet"),
+        ("what does the vLLM frobnicate_ratio parameter do?", "frobnicate_ratio"),
+        ("What is QWXZ in InfiniBand?", "QWXZ"),
+    ],
+)
+def test_a_name_the_graph_lacks_is_declined_and_said(engine: Engine, question: str, unknown: str) -> None:
+    answer = engine.ask(question)
+    assert not answer.answered
+    assert unknown in answer.answer
+    assert answer.suggestions, "the closest entities are offered"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is MIG on an H100?",  # names it knows, written as names
+        "where does NVLink fit?",
+        "What does gpu_memory_utilization control?",
+        "What is Kubernets?",  # a misspelt name is still that name
+    ],
+)
+def test_names_the_graph_has_are_not_unknown(engine: Engine, question: str) -> None:
+    answer = engine.ask(question)
+    assert answer.answered, answer.answer
+
+
+def test_asking_what_else_sits_there_lists_the_last_subjects_layer(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("where does NCCL fit?", conversation).answered
+    follow = engine.ask("what else sits there?", conversation)
+    assert follow.answered
+    assert "MPI" in follow.answer and "NIXL" in follow.answer
+    assert follow.context and "L5" in follow.context
+
+
+def test_a_follow_up_in_ordinary_words_with_one_the_graph_never_uses_leans_on_context(
+    engine: Engine,
+) -> None:
+    conversation = Conversation()
+    assert engine.ask("HTTP 504 in the middle of a long reply", conversation).answered
+    follow = engine.ask("which setting do I adjust?", conversation)
+    assert follow.answered
+    assert "proxy_read_timeout" in follow.answer
+    assert follow.context
+
+
+def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("what is PFC?", conversation).answered
+    follow = engine.ask("can you recommend a good pasta recipe?", conversation)
+    assert not follow.answered
+    assert follow.context is None
+
+
+def test_a_practice_names_what_it_uses_and_what_implements_that(engine: Engine) -> None:
+    answer = engine.ask("why should distributed jobs be scheduled all-or-nothing?")
+    assert answer.answered
+    assert "gang scheduling (implemented by Volcano)" in answer.answer
+    implements = [f for f in answer.facts if f.predicate.endswith("#implements")]
+    assert [(f.subject_label, f.object_label) for f in implements] == [("Volcano", "gang scheduling")]
+    assert all(f.basis and f.source for f in implements), "evidence carries its basis and source"
+
+
+def test_a_named_problem_leads_its_answer_over_a_neighbour_that_shares_more_words(engine: Engine) -> None:
+    answer = engine.ask("HTTP 504 in the middle of a long reply")
+    assert answer.answer.startswith("HTTP 504")

@@ -44,6 +44,11 @@ SEMANTIC_ACCEPT = 0.55
 #: A definition question of at most this many content words asks for a name, not a description.
 NAME_LOOKUP_TERMS = 3
 
+#: Ordinary words the graph never uses that a follow-up naming nothing may hold and still lean on
+#: the conversation: "which setting do I bump?" (one) asks about the last subject; "what's a good
+#: banana bread recipe?" (several) is about something else.
+BARE_UNKNOWN = 1
+
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
@@ -112,17 +117,25 @@ def sanitize(question: object) -> str:
     return text
 
 
-def declined(engine: Engine, question: str, error: str | None = None, intent: str | None = None) -> Answer:
+def declined(
+    engine: Engine,
+    question: str,
+    error: str | None = None,
+    intent: str | None = None,
+    unknown: tuple[str, ...] = (),
+) -> Answer:
+    """A declined answer: the error, or what the graph does not know, and the closest entities.
+    ``unknown`` are the names the question asks about that the graph lacks; the answer says them."""
     suggestions = tuple(engine.linker.closest(question)) if question and not error else ()
+    what = f" {' '.join(unknown)}" if unknown else ""
+    nothing = "has no entity by that name" if unknown else "has nothing on that"
     if error:
         text = f"I can't answer that: {error}."
     elif suggestions:
         names = ", ".join(s.display for s in suggestions[:5])
-        text = (
-            f"I don't know: the stackgraph graph has nothing on that. Closest things it does know: {names}."
-        )
+        text = f"I don't know{what}: the stackgraph graph {nothing}. Closest things it does know: {names}."
     else:
-        text = "I don't know: the stackgraph graph has nothing on that."
+        text = f"I don't know{what}: the stackgraph graph {nothing}."
     return Answer(
         question=question,
         answered=False,
@@ -223,6 +236,10 @@ def answer_question(
         # The graph holds no people or history: "who invented the GPU?" is outside it, while
         # "who owns CrashLoopBackOff?" asks for a layer.
         return declined(engine, text, intent=guess.intent)
+    if guess.intent in ASKS_ABOUT_A_NAME and parsed.unknown_names:
+        # "What is CXL memory pooling?": the thing to define or place is written as a name the
+        # graph lacks; what it knows of the words around it ("memory") is not that thing.
+        return declined(engine, text, intent=guess.intent, unknown=parsed.unknown_names)
     if (
         guess.intent is None
         and conversation is not None
@@ -266,6 +283,9 @@ def answer_question(
         conversation.remember(answer)
     return answer
 
+
+#: Intents that ask about one thing by its name: to define it or to say where it fits.
+ASKS_ABOUT_A_NAME = frozenset({intents.DEFINE, intents.FIT})
 
 #: Intents whose answers enumerate or connect what the question names: the wording asked for that
 #: shape, so a passage matching more words is no better answer.
@@ -327,8 +347,11 @@ def _in_context(
         parsed=combined,
         focus=focus,
     )
-    if first.answered and compete.coverage(engine, parsed.terms, first.answer) >= 1 - compete.MARGIN:
-        return None  # nothing could cover the follow-up's own words better
+    if first.answered and (
+        first.intent in STRUCTURAL
+        or compete.coverage(engine, parsed.terms, first.answer) >= 1 - compete.MARGIN
+    ):
+        return None  # a listing asked for that shape; or nothing could cover the words better
     return reports.from_passages(ctx, alone=not first.answered)
 
 
@@ -429,13 +452,15 @@ def _follow_up(
     bare = (
         not named
         and all(w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
-        and all(t in engine.lexical.idf for t in parsed.terms)
+        and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
     )
     leans = Conversation.leans_on_context(text) or bare
     if not leans:
         return candidates, False  # a question that does not lean on context stands alone
     if Conversation.refers_to_layer(text) or (
-        intent == intents.LIST and not named and not _is_pronoun_question(text)
+        intent == intents.LIST
+        and not named
+        and (not _is_pronoun_question(text) or Conversation.asks_for_siblings(text))
     ):
         layer = conversation.last_layer
         if layer is None and conversation.focus and engine.catalog.is_a(conversation.focus, SG.Layer):

@@ -11,11 +11,14 @@ the competition between answers, linking, the follow-up rules), and they could d
 - ``layer_refs``: the layer references it writes, each with its model ("nine L8", "the
   operational map's L2"), from ``layer_refs``;
 - ``model_hint``: the layer model the question names as a whole, if any;
-- ``intent``: the intent guessed from the wording, with how clearly it was said.
+- ``intent``: the intent guessed from the wording, with how clearly it was said;
+- ``unknown_names``: words written as names (an identifier, an acronym, a capitalised or
+  CamelCase word inside a sentence) that name nothing in the graph and that the graph never uses.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,20 +41,23 @@ class Question:
     layer_refs: tuple[LayerRef, ...]
     model_hint: str | None
     intent: intents.IntentGuess
+    unknown_names: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
         """Parse sanitized ``text``; ``intent`` (a caller that already knows it) skips guessing."""
         guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(text)
         prefer = "Workload" if guess.intent == intents.STRESS else None
+        mentions = tuple(engine.linker.mentions(text, prefer=prefer))
         return cls(
             text=text,
             normalized=normalize(text),
             terms=tuple(terms(text)),
-            mentions=tuple(engine.linker.mentions(text, prefer=prefer)),
+            mentions=mentions,
             layer_refs=tuple(find_layer_refs(text)),
             model_hint=engine.linker.model_hint(text),
             intent=guess,
+            unknown_names=tuple(_unknown_names(engine, text, mentions)),
         )
 
     @property
@@ -71,3 +77,42 @@ class Question:
         from dataclasses import replace
 
         return replace(self, intent=guess)
+
+
+#: A word as written, with the joiners identifiers and versions use ("warp_drive_factor", "v2.1").
+_WRITTEN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/+]*")
+#: What ends a sentence: a capital after it starts a sentence, not a name.
+_SENTENCE_END = (".", "?", "!", ":", ";")
+
+
+def looks_like_a_name(word: str, starts_sentence: bool) -> bool:
+    """Whether a word is written as a name rather than as an ordinary word: an identifier
+    (``warp_drive_factor``), an acronym (``CXL``), CamelCase (``DeepSpeed``) or a capitalised word
+    inside a sentence (``Hyperlane``)."""
+    core = word.strip("./-+")
+    if len(core) < 2:
+        return False
+    return (
+        "_" in core
+        or core.isupper()
+        or bool(re.search(r"[a-z][A-Z]", core))
+        or (not starts_sentence and core[0].isupper() and core[1:].islower())
+    )
+
+
+def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> list[str]:
+    """The words written as names that no mention covers and whose stems the graph never uses:
+    what the question names that the graph does not know ("CXL" of "what is CXL memory pooling?")."""
+    named = {i for m in mentions for i in range(m.start, m.end)}
+    found: list[str] = []
+    for match in _WRITTEN.finditer(text):
+        word = match.group(0)
+        before = text[: match.start()].rstrip()
+        if not looks_like_a_name(word, not before or before.endswith(_SENTENCE_END)):
+            continue
+        index = len(normalize(before).split())
+        stems = terms(word)
+        if index in named or not stems or all(t in engine.lexical.idf for t in stems):
+            continue
+        found.append(word.strip("./-+"))
+    return found

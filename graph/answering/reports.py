@@ -18,7 +18,7 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.evidence import Evidence
-from stackgraph.graph.answering.knowledge import expansion
+from stackgraph.graph.answering.knowledge import expansion, means_of
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
@@ -200,8 +200,8 @@ def in_passing(ctx: Context, hit: Hit) -> bool:
     """Whether a passage is about an entity the question names and says none of the question's
     other words: it says what the named thing is, not what the question asks of it."""
     named = {m.iri for m in ctx.parsed.mentions}
-    if hit.passage.subject not in named:
-        return False
+    if hit.passage.subject not in named or hit.passage.subject in ctx.engine.problems:
+        return False  # a problem the question names is its subject, whatever else it says
     return not (problem_terms(ctx) & set(terms(hit.passage.text)))
 
 
@@ -339,6 +339,9 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         return " ".join(parts)
     if ctx.catalog.is_a(iri, SG.Layer):
         return ""
+    means = means_of(ctx, iri)
+    if means and means.lower() not in low:
+        parts.append(means)
     command = facts.text(SG.commandText)
     if command and command not in said:
         from stackgraph.graph.answering.symptoms import one_line
