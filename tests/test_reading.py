@@ -159,3 +159,11 @@ def test_a_practice_names_what_it_uses_and_what_implements_that(engine: Engine) 
 def test_a_named_problem_leads_its_answer_over_a_neighbour_that_shares_more_words(engine: Engine) -> None:
     answer = engine.ask("HTTP 504 in the middle of a long reply")
     assert answer.answer.startswith("HTTP 504")
+
+
+def test_a_follow_up_asking_for_a_kind_of_thing_finds_it_next_to_the_subject(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("explain the gang-scheduling problem", conversation).answered
+    follow = engine.ask("which plugin fixes that?", conversation)
+    assert follow.answered
+    assert "Volcano" in follow.answer

@@ -273,7 +273,11 @@ def answer_question(
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
     else:
         proposal = _from_passages(ctx, answer)
-    chosen = compete.better(engine, parsed.terms, answer, proposal, _described(ctx))
+    # A follow-up answered by falling back to its subject's definition ("how do I check it?" about
+    # something with no check of its own) did not answer what was asked: the reading in context
+    # wins a tie.
+    fell_back = from_conversation and answer.intent == intents.DEFINE and guess.intent != intents.DEFINE
+    chosen = compete.better(engine, parsed.terms, answer, proposal, _described(ctx) or fell_back)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
@@ -346,6 +350,7 @@ def _in_context(
         combined.model_hint,
         parsed=combined,
         focus=focus,
+        follow_up=parsed.text,
     )
     if first.answered and (
         first.intent in STRUCTURAL

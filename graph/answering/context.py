@@ -46,6 +46,8 @@ class Context:
     parsed: Question | None = None
     #: The entity a follow-up is about (the conversation's subject), when read in context.
     focus: str | None = None
+    #: The follow-up's own words, when ``question`` is read together with the turn before it.
+    follow_up: str | None = None
     evidence: Evidence = field(init=False)
 
     def __post_init__(self) -> None:

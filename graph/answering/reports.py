@@ -86,14 +86,22 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
 
 #: Prior of a follow-up's passages by the hops between their subject and the conversation's.
 FOCUS_PRIORS = (0.3, 0.12, 0.05)
+#: The same when the follow-up asks for another thing of a kind ("which scheduler plugin fixes
+#: it?"): the answer lies next to the subject, not in it.
+OTHER_PRIORS = (0.0, 0.12, 0.08)
+#: "which <kind> ...", "what <kind> ...": a question asking for a thing of a kind.
+_ASKS_FOR_A_KIND = re.compile(
+    r"^\s*(?:and\s+|so\s+)?(?:which|what)\s+(?!is\b|are\b|was\b|were\b|does\b|do\b|did\b|about\b|if\b"
+    r"|else\b|happens\b|should\b|can\b|could\b|would\b|will\b)[a-z]",
+    re.IGNORECASE,
+)
 
 
 def _near(ctx: Context, focus: str) -> dict[str, float]:
     from stackgraph.graph.paths import distances
 
-    return {
-        iri: FOCUS_PRIORS[hops] for iri, hops in distances(ctx.engine, focus, len(FOCUS_PRIORS) - 1).items()
-    }
+    priors = OTHER_PRIORS if _ASKS_FOR_A_KIND.search(ctx.follow_up or "") else FOCUS_PRIORS
+    return {iri: priors[hops] for iri, hops in distances(ctx.engine, focus, len(priors) - 1).items()}
 
 
 def _corroborated(ctx: Context, hit: Hit) -> bool:
