@@ -161,7 +161,10 @@ def test_a_named_problem_leads_its_answer_over_a_neighbour_that_shares_more_word
     assert answer.answer.startswith("HTTP 504")
 
 
-def test_a_follow_up_asking_for_a_kind_of_thing_finds_it_next_to_the_subject(engine: Engine) -> None:
+def test_a_follow_up_asking_for_a_kind_of_thing_finds_it_next_to_the_subject(
+    semantic_engine: Engine,
+) -> None:
+    engine = semantic_engine
     conversation = Conversation()
     assert engine.ask("explain the gang-scheduling problem", conversation).answered
     follow = engine.ask("which plugin fixes that?", conversation)
