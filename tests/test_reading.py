@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from stackgraph.graph.answering.question import Question
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.lexical import stem, terms
@@ -170,3 +171,39 @@ def test_a_follow_up_asking_for_a_kind_of_thing_finds_it_next_to_the_subject(
     follow = engine.ask("which plugin fixes that?", conversation)
     assert follow.answered
     assert "Volcano" in follow.answer
+
+
+def test_a_check_for_a_problem_says_first_what_the_problem_is(engine: Engine) -> None:
+    answer = engine.ask("how do I check for slow collectives?")
+    assert answer.answered
+    assert answer.answer.startswith("Slow collectives: ")
+    assert "ibstat" in answer.answer
+    assert any(
+        f.predicate.endswith("#definition") and f.subject_label == "Slow collectives" for f in answer.facts
+    )
+
+
+def test_a_named_technologys_passages_keep_their_prior_by_what_they_say_of_the_question(
+    engine: Engine,
+) -> None:
+    question = "In NCCL 2.18 across 8 nodes throughput drops once we pass 4 nodes and the NICs keep sending pause frames"
+    parsed = Question.parse(engine, question)
+    hits = engine.passages.rank(
+        question,
+        parsed.named,
+        k=5,
+        use_semantic=False,
+        query_terms=parsed.terms,
+        residual=parsed.residual_terms,
+    )
+    top = [hit.passage.text for hit in hits[:3]]
+    assert not any(t.startswith("NCCL: NCCL is one of") for t in top), "a placement note is not what is asked"
+    assert "pause frames" in top[0]
+
+
+def test_a_definition_nobody_asked_for_loses_a_tie_to_the_passages(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask(
+        "Using NCCL with many nodes, performance degradation. NIC sends pause frames."
+    )
+    assert answer.answered
+    assert not answer.answer.startswith("NCCL"), "the report names NCCL in passing; it asks no definition"

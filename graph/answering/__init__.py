@@ -269,15 +269,15 @@ def answer_question(
             parsed=parsed,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
+    # An answer that fell back to a definition did not answer what was asked ("how do I check
+    # it?" about something with no check of its own; a report naming NCCL in passing that asks no
+    # definition): the passages matched to the whole question win a tie.
+    weak = _described(ctx) or (answer.intent == intents.DEFINE and guess.intent != intents.DEFINE)
     if from_conversation:
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
     else:
-        proposal = _from_passages(ctx, answer)
-    # A follow-up answered by falling back to its subject's definition ("how do I check it?" about
-    # something with no check of its own) did not answer what was asked: the reading in context
-    # wins a tie.
-    fell_back = from_conversation and answer.intent == intents.DEFINE and guess.intent != intents.DEFINE
-    chosen = compete.better(engine, parsed.terms, answer, proposal, _described(ctx) or fell_back)
+        proposal = _from_passages(ctx, answer, weak)
+    chosen = compete.better(engine, parsed.terms, answer, proposal, weak)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
@@ -298,13 +298,14 @@ STRUCTURAL = frozenset(
 )
 
 
-def _from_passages(ctx: Context, first: Answer) -> Answer | None:
+def _from_passages(ctx: Context, first: Answer, weak: bool) -> Answer | None:
     """The passage answerer's proposal against ``first``, with evidence of its own; none for a
     follow-up that leans on the conversation (its words alone do not say what it is about) or a
     structural question.
 
     Word overlap is tried first: when even it cannot beat ``first``, the embedding model (the
-    costly part, one encode per question) is not consulted.
+    costly part, one encode per question) is not consulted. ``weak``: ``first`` loses ties (it is
+    about what the question describes, or it fell back to a definition nobody asked for).
     """
     # The shape of the answer given, not the guess from the wording: "what are the benefits of
     # X?" reads like a list question and is answered as where X fits.
@@ -323,7 +324,7 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
         cheap = reports.from_passages(ctx, use_semantic=False)
         if (
             cheap is None
-            or compete.better(ctx.engine, ctx.parsed.terms, first, cheap, _described(ctx)) is first
+            or compete.better(ctx.engine, ctx.parsed.terms, first, cheap, weak) is first
         ):
             return None
         if not ctx.engine.semantic:

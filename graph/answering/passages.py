@@ -287,7 +287,14 @@ class PassageIndex:
                 fused += NAMED_PRIOR + PROBLEM_PRIOR
             elif passage.subject in named:
                 context = (problems or beyond) and passage.predicate == SKOS_DEFINITION
-                fused += NAMED_PRIOR * (CONTEXT_SHARE if context else 1.0)
+                share = CONTEXT_SHARE if context else 1.0
+                if beyond and not context:
+                    # The rest of the prior goes with what is asked about the entity: its
+                    # passages that say the question's other words keep it, its placement
+                    # boilerplate does not ("NCCL ... pause frames": not "what NCCL is").
+                    have = self._terms[i]
+                    share = sum(self.idf[t] for t in asked if t in have) / sum(self.idf[t] for t in asked)
+                fused += NAMED_PRIOR * share
             elif i in mentioning:
                 fused += MENTIONED_PRIOR
             if near:

@@ -30,6 +30,10 @@ _NEGATION = {
 }
 
 
+#: The definition property, recorded when a diagnostic answer says what its problem is.
+SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
+
+
 def problem_candidates(ctx: Context) -> list[Candidate]:
     return ctx.of_type(*PROBLEM_TYPES)
 
@@ -263,7 +267,13 @@ def diagnose(ctx: Context) -> Answer | None:
         if len(lines) == 4:
             break
     if subjects and not ctx.catalog.is_a(subjects[0].iri, SG.Diagnostic):
-        head = f"To check {ctx.catalog.label(subjects[0].iri)}:"
+        subject = subjects[0].iri
+        head = f"To check {ctx.catalog.label(subject)}:"
+        rec = ctx.catalog.get(subject)
+        if rec is not None and rec.definition and subject in ctx.engine.problems:
+            # What the problem is comes first: the checks are read against it.
+            ctx.evidence.fact(subject, SKOS_DEFINITION, rec.definition)
+            head = f"{sentence(f'{rec.label}: {first_sentences(rec.definition, 240)}')} {head}"
         lines.insert(0, head)
     score = subjects[0].score if subjects else 0.7
     return ctx.answer(" ".join(lines), intents.DIAGNOSE, 0.5 + 0.5 * score)
