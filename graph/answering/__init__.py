@@ -322,10 +322,7 @@ def _from_passages(ctx: Context, first: Answer, weak: bool) -> Answer | None:
             return None  # no passage could beat it by the margin: skip building and ranking them
         ctx.evidence = Evidence(ctx.engine)
         cheap = reports.from_passages(ctx, use_semantic=False)
-        if (
-            cheap is None
-            or compete.better(ctx.engine, ctx.parsed.terms, first, cheap, weak) is first
-        ):
+        if cheap is None or compete.better(ctx.engine, ctx.parsed.terms, first, cheap, weak) is first:
             return None
         if not ctx.engine.semantic:
             return cheap
