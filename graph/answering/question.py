@@ -12,8 +12,9 @@ the competition between answers, linking, the follow-up rules), and they could d
   operational map's L2"), from ``layer_refs``;
 - ``model_hint``: the layer model the question names as a whole, if any;
 - ``intent``: the intent guessed from the wording, with how clearly it was said;
-- ``unknown_names``: words written as names (an identifier, an acronym, a capitalised or
-  CamelCase word inside a sentence) that name nothing in the graph and that the graph never uses.
+- ``unknown_names``: words of the sentence that asks, written as names (an identifier, an
+  acronym, a capitalised or CamelCase word inside a sentence), that name nothing in the graph and
+  that the graph never uses.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class Question:
 
 #: A word as written, with the joiners identifiers and versions use ("warp_drive_factor", "v2.1").
 _WRITTEN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/+]*")
+#: The last sentence of a text (what follows the last sentence end that has more after it).
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^.!?]*[.!?]?\s*$)")
 #: What ends a sentence: a capital after it starts a sentence, not a name.
 _SENTENCE_END = (".", "?", "!", ":", ";")
 
@@ -105,7 +108,11 @@ def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> 
     what the question names that the graph does not know ("CXL" of "what is CXL memory pooling?")."""
     named = {i for m in mentions for i in range(m.start, m.end)}
     found: list[str] = []
-    for match in _WRITTEN.finditer(text):
+    # Only the sentence that asks: "We tier the KV cache to CPU RAM and NVMe. Which layers does
+    # that involve?" names RAM as context, not as what to define or place.
+    asking = _LAST_SENTENCE.search(text)
+    offset = asking.start() if asking else 0
+    for match in _WRITTEN.finditer(text, offset):
         word = match.group(0)
         before = text[: match.start()].rstrip()
         if not looks_like_a_name(word, not before or before.endswith(_SENTENCE_END)):
