@@ -210,5 +210,5 @@ def test_a_definition_nobody_asked_for_loses_a_tie_to_the_passages(semantic_engi
 
 
 def test_an_unknown_name_in_a_sentence_that_only_sets_the_scene_is_context(engine: Engine) -> None:
-    answer = engine.ask("Our KV cache spills into host DRAM and local NVMe. Where does that fit?")
+    answer = engine.ask("Our KV cache spills into host RAM and local NVMe. Where does that fit?")
     assert answer.answered, answer.answer
