@@ -212,3 +212,15 @@ def test_a_definition_nobody_asked_for_loses_a_tie_to_the_passages(semantic_engi
 def test_an_unknown_name_in_a_sentence_that_only_sets_the_scene_is_context(engine: Engine) -> None:
     answer = engine.ask("Our KV cache spills into host RAM and local NVMe. Where does that fit?")
     assert answer.answered, answer.answer
+
+
+def test_a_report_describing_one_likely_cause_is_told_what_fixes_it(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask(
+        "which layer owns this: a training job got some of its worker pods placed, they hold GPUs, "
+        "and the remaining pods are pending forever"
+    )
+    assert answer.answered
+    assert "What fixes Partial placement of a distributed job" in answer.answer
+    assert "Volcano" in answer.answer
+    mitigates = [f for f in answer.facts if f.predicate.endswith("#mitigates")]
+    assert mitigates and all(f.object_label == "Partial placement of a distributed job" for f in mitigates)

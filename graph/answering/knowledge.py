@@ -8,6 +8,7 @@ from dataclasses import replace
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
 from stackgraph.graph.answering.placement import describe_places, placements
+from stackgraph.graph.answering.remedies import means_of
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -210,22 +211,6 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     if len(parts) == 1:
         return None
     return ctx.answer(" ".join(parts), intent, 0.45 + 0.5 * choice.score)
-
-
-def means_of(ctx: Context, iri: str) -> str:
-    """What a practice is done with, and what implements that: "It uses gang scheduling
-    (implemented by Volcano)." The practice says what to do; this names the tool that does it."""
-    parts = []
-    for used in ctx.facts(iri).iris(SG.uses)[:2]:
-        ctx.evidence.fact(iri, SG.uses, used)
-        ctx.evidence.entity(used)
-        makers = ctx.facts(used).incoming(SG.implements)
-        for maker in makers:
-            ctx.evidence.fact(maker, SG.implements, used)
-            ctx.evidence.entity(maker)
-        by = f" (implemented by {join([ctx.catalog.display(m) for m in makers[:3]])})" if makers else ""
-        parts.append(f"{ctx.catalog.display(used)}{by}")
-    return f"It uses {join(parts)}." if parts else ""
 
 
 def _without_leading(text: str, label: str) -> str:

@@ -18,9 +18,10 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.evidence import Evidence
-from stackgraph.graph.answering.knowledge import expansion, means_of
+from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
+from stackgraph.graph.answering.remedies import means_of
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer

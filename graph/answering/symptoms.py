@@ -7,6 +7,7 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
 from stackgraph.graph.answering.evidence import EntityFacts
+from stackgraph.graph.answering.remedies import fixes_for
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
@@ -30,6 +31,10 @@ _NEGATION = {
 }
 
 
+#: Passage score at which the question describes a likely cause, whose fix is then said.
+CAUSE_DESCRIBED = 0.55
+#: Passages ranked to tell which likely cause the question describes.
+CAUSE_POOL = 30
 #: The definition property, recorded when a diagnostic answer says what its problem is.
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 
@@ -132,7 +137,8 @@ def explain_problem(ctx: Context, iri: str) -> str:
     owners = facts.iris(SG.ownedBy) + [
         layer for layer in facts.iris(SG.leadsTo) if layer not in facts.iris(SG.ownedBy)
     ]
-    causes = facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause)
+    matched = _by_match(ctx, facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause))
+    causes = [cause for cause, _ in matched]
     conclusion = facts.text(SG.conclusion)
     parts: list[str] = []
     label = ref.label
@@ -154,6 +160,10 @@ def explain_problem(ctx: Context, iri: str) -> str:
             ]
         lead = "Likely cause" if len(cause_texts) == 1 else "Likely causes"
         parts.append(f"{lead}: {join(cause_texts, 'or')}.")
+        if matched[0][1] >= CAUSE_DESCRIBED:
+            fixes = fixes_for(ctx, causes[0])  # the cause the question itself describes
+            if fixes:
+                parts.append(fixes)
     if owners:
         for layer in owners:
             ctx.evidence.fact(iri, SG.ownedBy, layer)
@@ -170,6 +180,20 @@ def explain_problem(ctx: Context, iri: str) -> str:
         if len(" ".join(parts)) + len(note) < 900:
             parts.append(sentence(first_sentences(note, 300)))
     return " ".join(parts)
+
+
+def _by_match(ctx: Context, causes: list[str]) -> list[tuple[str, float]]:
+    """Causes with how well their best passage matches the whole question (words and meaning),
+    best first, stable otherwise: the report often describes one of them ("6 of 8 pods scheduled,
+    the rest pending")."""
+    from stackgraph.graph.answering.reports import rank
+
+    unique = list(dict.fromkeys(causes))
+    best: dict[str, float] = {}
+    for hit in rank(ctx, k=CAUSE_POOL):
+        if hit.passage.subject in unique:
+            best.setdefault(hit.passage.subject, hit.score)
+    return sorted(((c, best.get(c, 0.0)) for c in unique), key=lambda pair: -pair[1])
 
 
 def _layers_by_model(ctx: Context, layers: list[str]) -> str:

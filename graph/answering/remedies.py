@@ -1,0 +1,46 @@
+"""What a practice is done with, and what fixes a problem: the graph's ``uses``, ``implements``
+and ``mitigates`` edges said in words.
+
+A practice says what to do ("distributed jobs need all-or-nothing scheduling"); the tool that does
+it is two edges away (the practice uses gang scheduling, which Volcano implements). A problem's
+likely cause says what went wrong; what fixes it points the other way (gang scheduling mitigates
+partial placement). The 2am reader needs both named, with the facts recorded as evidence.
+"""
+
+from __future__ import annotations
+
+from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.text import join
+from stackgraph.graph.store import SG
+
+
+def with_implementers(ctx: Context, iri: str) -> str:
+    """The entity's name, with what implements it: "gang scheduling (implemented by Volcano)"."""
+    makers = ctx.facts(iri).incoming(SG.implements)
+    ctx.evidence.entity(iri)
+    for maker in makers:
+        ctx.evidence.fact(maker, SG.implements, iri)
+        ctx.evidence.entity(maker)
+    by = f" (implemented by {join([ctx.catalog.display(m) for m in makers[:3]])})" if makers else ""
+    return f"{ctx.catalog.display(iri)}{by}"
+
+
+def means_of(ctx: Context, iri: str) -> str:
+    """What a practice uses, and what implements that: "It uses gang scheduling (implemented by
+    Volcano)."; empty when it uses nothing the graph names."""
+    used = ctx.facts(iri).iris(SG.uses)[:2]
+    for target in used:
+        ctx.evidence.fact(iri, SG.uses, target)
+    return f"It uses {join([with_implementers(ctx, u) for u in used])}." if used else ""
+
+
+def fixes_for(ctx: Context, problem: str) -> str:
+    """What mitigates a problem or cause: "What fixes Partial placement of a distributed job:
+    gang scheduling (implemented by Volcano)."; empty when the graph names nothing."""
+    fixes = ctx.facts(problem).incoming(SG.mitigates)[:3]
+    if not fixes:
+        return ""
+    for fix in fixes:
+        ctx.evidence.fact(fix, SG.mitigates, problem)
+    names = [with_implementers(ctx, f) for f in fixes]
+    return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."
