@@ -224,3 +224,17 @@ def test_a_report_describing_one_likely_cause_is_told_what_fixes_it(semantic_eng
     assert "Volcano" in answer.answer
     mitigates = [f for f in answer.facts if f.predicate.endswith("#mitigates")]
     assert mitigates and all(f.object_label == "Partial placement of a distributed job" for f in mitigates)
+
+
+def test_a_report_in_its_own_words_reaches_the_triage_branch_it_describes(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask("gpu utilization is low, the dataloader just cannot keep up")
+    assert answer.answered
+    assert "data loading starved" in answer.answer.lower()
+    assert "L1" in answer.answer
+
+
+def test_a_bare_symptom_matching_every_branch_alike_stays_at_the_symptom(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask("latency increased")
+    assert answer.answered
+    assert answer.answer.startswith("Latency increased")
+    assert "time going to" not in answer.answer.split(".")[0]

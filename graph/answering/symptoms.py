@@ -45,7 +45,9 @@ def problem_candidates(ctx: Context) -> list[Candidate]:
 
 def descend(ctx: Context, iri: str) -> str:
     """From a symptom (or a step), follow the triage branches the question's own words select,
-    as deep as they go: "will not start ... stuck in Pending" ends at the Pending branch."""
+    as deep as they go: "will not start ... stuck in Pending" ends at the Pending branch. When its
+    words select none, the branch whose passages clearly match the question best, by meaning too
+    ("the dataloader can't keep up" is the data-loading branch)."""
     current = iri
     seen = {iri}
     question_terms = set(ctx.parsed.terms)
@@ -66,7 +68,46 @@ def descend(ctx: Context, iri: str) -> str:
             break
         seen.add(best)
         current = best
+    if current == iri:
+        return _branch_by_meaning(ctx, iri) or iri
     return current
+
+
+#: Passage score a triage branch needs to be the one a report describes in its own words, and
+#: its lead over the next branch ("the dataloader can't keep up" is the data-loading branch; a
+#: bare "latency increased" matches every branch alike and stays at the symptom).
+BRANCH_MATCH = 0.45
+BRANCH_LEAD = 0.05
+
+
+def _branch_by_meaning(ctx: Context, iri: str) -> str | None:
+    """The branch of the symptom's triage tree whose passages best match the whole question,
+    words and meaning, when one clearly does; the branches' answers ("Data loading starved?")
+    rarely share the report's words."""
+    from stackgraph.graph.answering.reports import rank
+
+    branches: set[str] = set()
+    frontier = [iri]
+    for _ in range(6):
+        found = []
+        for node in frontier:
+            facts = ctx.facts(node)
+            found += facts.iris(SG.triage) + facts.iris(SG.nextStep) + facts.iris(SG.branch)
+        found = [f for f in found if f not in branches]
+        branches |= {f for f in found if ctx.catalog.is_a(f, SG.TriageBranch)}
+        frontier = found
+        if not frontier:
+            break
+    best: dict[str, float] = {}
+    for hit in rank(ctx, k=CAUSE_POOL):
+        if hit.passage.subject in branches:
+            best.setdefault(hit.passage.subject, hit.score)
+    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    if not ranked or ranked[0][1] < BRANCH_MATCH:
+        return None
+    if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < BRANCH_LEAD:
+        return None
+    return ranked[0][0]
 
 
 def _branch_score(
