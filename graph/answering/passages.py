@@ -163,6 +163,8 @@ class PassageIndex:
             self._weights[term] = weights
         self._mentioning: dict[str, frozenset[int]] = {}
         self._semantic: EmbeddingIndex | None = None
+        #: The last question's cosines (replaced whole, so threads never see half of one).
+        self._last_semantic: tuple[str, list[float]] | None = None
         self._semantic_lock = threading.Lock()
 
     # ------------------------------------------------------------------ word overlap
@@ -236,12 +238,17 @@ class PassageIndex:
         score rather than count as unrelated because forty others were nearer."""
         if not self.engine.semantic:
             return None
+        last = self._last_semantic
+        if last is not None and last[0] == question:
+            return last[1]  # one question is ranked several times (answerers, causes, branches)
         try:
             index = self.semantic_index()
             vector = self.engine.linker.semantic_index().vector(question)
         except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
             return None
-        return (index.vectors @ vector.reshape(-1)).tolist()
+        scores = (index.vectors @ vector.reshape(-1)).tolist()
+        self._last_semantic = (question, scores)
+        return scores
 
     # ------------------------------------------------------------------ ranking
 
