@@ -238,3 +238,11 @@ def test_a_bare_symptom_matching_every_branch_alike_stays_at_the_symptom(semanti
     assert answer.answered
     assert answer.answer.startswith("Latency increased")
     assert "time going to" not in answer.answer.split(".")[0]
+
+
+def test_a_misspelt_name_is_a_subject_like_the_name(engine: Engine) -> None:
+    from stackgraph.graph.answering import link
+
+    question = Question.parse(engine, "Can GDRcopy run over the Cray SlignShot interconnect?")
+    first = link(engine, question)[0]
+    assert (engine.catalog.display(first.iri), first.how) == ("Slingshot", "fuzzy")
