@@ -246,3 +246,10 @@ def test_a_misspelt_name_is_a_subject_like_the_name(engine: Engine) -> None:
     question = Question.parse(engine, "Can GDRcopy run over the Cray SlignShot interconnect?")
     first = link(engine, question)[0]
     assert (engine.catalog.display(first.iri), first.how) == ("Slingshot", "fuzzy")
+
+
+def test_a_problem_is_told_with_what_fixes_it_and_what_each_fix_is(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask("which layer owns it when an agent loop does not terminate?")
+    assert answer.answered
+    assert "What fixes Agent loop does not terminate" in answer.answer
+    assert "fail loudly" in answer.answer  # what the iteration limit is, not only its name

@@ -10,8 +10,12 @@ partial placement). The 2am reader needs both named, with the facts recorded as 
 from __future__ import annotations
 
 from stackgraph.graph.answering.context import Context
-from stackgraph.graph.answering.text import join
+from stackgraph.graph.answering.text import first_sentences, join
 from stackgraph.graph.store import SG
+
+SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
+#: At most this many fixes are each said with what they are.
+FIXES_EXPLAINED = 2
 
 
 def with_implementers(ctx: Context, iri: str) -> str:
@@ -43,4 +47,11 @@ def fixes_for(ctx: Context, problem: str) -> str:
     for fix in fixes:
         ctx.evidence.fact(fix, SG.mitigates, problem)
     names = [with_implementers(ctx, f) for f in fixes]
+    if len(fixes) <= FIXES_EXPLAINED:
+        # Few enough to say what each one is: a practice's name alone rarely says how.
+        for n, fix in enumerate(fixes):
+            rec = ctx.catalog.get(fix)
+            if rec is not None and rec.definition:
+                ctx.evidence.fact(fix, SKOS_DEFINITION, rec.definition)
+                names[n] += f" ({first_sentences(rec.definition, 160).rstrip('.')})"
     return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."

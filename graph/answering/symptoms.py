@@ -214,6 +214,9 @@ def explain_problem(ctx: Context, iri: str) -> str:
         rec = ctx.catalog.get(iri)
         if rec and rec.definition:
             parts.append(f"{label}: {first_sentences(rec.definition, 400)}")
+    own_fixes = fixes_for(ctx, iri)  # what mitigates the problem itself
+    if own_fixes and own_fixes not in parts:
+        parts.append(own_fixes)
     look = where_to_look(ctx, iri, facts)
     if look:
         parts.append(f"Where to look: {join(look)}.")
