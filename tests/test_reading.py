@@ -253,3 +253,18 @@ def test_a_problem_is_told_with_what_fixes_it_and_what_each_fix_is(semantic_engi
     assert answer.answered
     assert "What fixes Agent loop does not terminate" in answer.answer
     assert "fail loudly" in answer.answer  # what the iteration limit is, not only its name
+
+
+def test_a_listing_of_what_is_named_yields_to_what_the_question_asks_of_it(
+    semantic_engine: Engine,
+) -> None:
+    answer = semantic_engine.ask("what are the steps of migrating our workloads to another datacenter?")
+    assert answer.answered
+    assert "pre-staging" in answer.answer
+    assert not answer.answer.startswith("The graph has 10 workloads")
+
+
+def test_a_listing_the_question_asks_for_stays(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask("which workloads does the stack matrix list?")
+    assert answer.answered
+    assert "Pre-training" in answer.answer and "RAG" in answer.answer

@@ -293,6 +293,10 @@ def answer_question(
 #: Intents that ask about one thing by its name: to define it or to say where it fits.
 ASKS_ABOUT_A_NAME = frozenset({intents.DEFINE, intents.FIT})
 
+#: Share (by rarity) of what a question asks beyond its names that a structural answer must say
+#: to stand without competing with the passages.
+STRUCTURAL_SAYS = 0.5
+
 #: Intents whose answers enumerate or connect what the question names: the wording asked for that
 #: shape, so a passage matching more words is no better answer.
 STRUCTURAL = frozenset(
@@ -368,10 +372,20 @@ def _described(ctx: Context) -> bool:
 
 
 def _says_all_named(ctx: Context, answer: Answer) -> bool:
-    """Whether ``answer`` names every entity the question names: a structural answer (a path, a
-    comparison) that leaves one out answers part of the question, so passages may compete."""
+    """Whether ``answer`` names every entity the question names and says most of what the question
+    asks of them: a structural answer (a path, a comparison, a listing) that leaves one out, or
+    lists the things named while the question asks for something else of them ("what are the
+    phases of moving our workloads?" is no request for the workloads), answers part of the
+    question, so passages may compete."""
     said = {e.iri for e in answer.entities}
-    return all(m.iri in said for m in ctx.parsed.mentions)
+    if not all(m.iri in said for m in ctx.parsed.mentions):
+        return False
+    named = {t for m in ctx.parsed.mentions for t in terms(m.surface)}
+    unframed = terms(intents.without_cues(ctx.question, ctx.intent))
+    asked = {t for t in unframed if t not in named and t in ctx.engine.lexical.idf}
+    unsaid = asked - set(terms(answer.answer))
+    # One word left unsaid is often where the list comes from ("... does the stack matrix list?").
+    return len(unsaid) < 2 or compete.coverage(ctx.engine, list(asked), answer.answer) >= STRUCTURAL_SAYS
 
 
 def _about(engine: Engine, answer: Answer, iri: str) -> Answer:

@@ -141,6 +141,15 @@ class IntentGuess:
     strength: float
 
 
+def without_cues(question: str, intent: str | None) -> str:
+    """The question less the words that cue ``intent`` ("list", "which ... does the stack
+    mention"): what remains is what it asks about."""
+    for cue_intent, pattern in CUES:
+        if cue_intent == intent:
+            question = pattern.sub(" ", question)
+    return question
+
+
 def detect(question: str) -> IntentGuess:
     for intent, pattern in CUES:
         if pattern.search(question):
