@@ -9,7 +9,13 @@ from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.remedies import means_of
-from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.answering.text import (
+    first_sentences,
+    join,
+    layer_phrase,
+    sentence,
+    without_leading_label,
+)
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
@@ -189,7 +195,7 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     said = ref.label.lower()
     for prop in (SG.reason, SKOS + "definition", SG.note):
         for text in facts.texts(prop)[:1]:
-            text = _without_leading(text, ref.label)
+            text = without_leading_label(text, ref.label)
             if (
                 text.strip().lower() == ref.label.strip().lower()
                 or _repeats(text, said)
@@ -211,14 +217,6 @@ def explain_reasoned(ctx: Context, choice: Candidate, intent: str) -> Answer | N
     if len(parts) == 1:
         return None
     return ctx.answer(" ".join(parts), intent, 0.45 + 0.5 * choice.score)
-
-
-def _without_leading(text: str, label: str) -> str:
-    """A text less its first sentence when that sentence only restates the label."""
-    first, _, rest = text.partition(". ")
-    if rest and first.strip().rstrip(".").lower() == label.strip().rstrip(".").lower():
-        return rest
-    return text
 
 
 def _repeats(text: str, said: str) -> bool:

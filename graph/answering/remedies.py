@@ -10,7 +10,7 @@ partial placement). The 2am reader needs both named, with the facts recorded as 
 from __future__ import annotations
 
 from stackgraph.graph.answering.context import Context
-from stackgraph.graph.answering.text import first_sentences, join
+from stackgraph.graph.answering.text import first_sentences, join, without_leading_label
 from stackgraph.graph.store import SG
 
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
@@ -52,6 +52,8 @@ def fixes_for(ctx: Context, problem: str) -> str:
         for n, fix in enumerate(fixes):
             rec = ctx.catalog.get(fix)
             if rec is not None and rec.definition:
-                ctx.evidence.fact(fix, SKOS_DEFINITION, rec.definition)
-                names[n] += f" ({first_sentences(rec.definition, 160).rstrip('.')})"
+                what = without_leading_label(rec.definition, rec.label)
+                if what:
+                    ctx.evidence.fact(fix, SKOS_DEFINITION, rec.definition)
+                    names[n] += f" ({first_sentences(what, 160).rstrip('.')})"
     return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."

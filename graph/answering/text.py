@@ -85,3 +85,11 @@ def agree(subject: str, singular: str, plural: str) -> str:
         and not any(ch.isupper() for ch in last[1:])  # a name such as MLOps or LLMOps
     )
     return plural if looks_plural else singular
+
+
+def without_leading_label(text: str, label: str) -> str:
+    """A text less its first sentence when that sentence only restates the label."""
+    first, _, rest = text.partition(". ")
+    if rest and first.strip().rstrip(".").lower() == label.strip().rstrip(".").lower():
+        return rest
+    return text
