@@ -12,6 +12,7 @@ from stackgraph.graph.answering.question import Question
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.lexical import stem, terms
+from stackgraph.graph.model import Answer
 
 
 @pytest.mark.parametrize(
@@ -72,19 +73,22 @@ def test_a_layer_code_beside_a_named_model_is_that_models_layer(engine: Engine) 
     assert "Terraform" in answer.answer
 
 
-def test_a_follow_up_is_matched_together_with_the_turn_it_follows(engine: Engine) -> None:
+def _follow_up(engine: Engine, first: str, then: str) -> Answer:
+    """``then`` asked as a follow-up of ``first`` (which must be answered) in one conversation."""
     conversation = Conversation()
-    assert engine.ask("what is the KV cache?", conversation).answered
-    follow = engine.ask("which vLLM knob sets its data type?", conversation)
+    assert engine.ask(first, conversation).answered
+    return engine.ask(then, conversation)
+
+
+def test_a_follow_up_is_matched_together_with_the_turn_it_follows(engine: Engine) -> None:
+    follow = _follow_up(engine, "what is the KV cache?", "which vLLM knob sets its data type?")
     assert follow.answered
     assert "kv_cache_dtype" in follow.answer
     assert follow.context == "KV cache"
 
 
 def test_a_why_follow_up_is_answered_from_its_subjects_own_sentences(engine: Engine) -> None:
-    conversation = Conversation()
-    assert engine.ask("tell me about eight L6", conversation).answered
-    follow = engine.ask("why does it exist?", conversation)
+    follow = _follow_up(engine, "tell me about eight L6", "why does it exist?")
     assert follow.answered
     assert "deterministic" in follow.answer
     assert "L6" in (follow.context or follow.answer)
@@ -121,9 +125,7 @@ def test_names_the_graph_has_are_not_unknown(engine: Engine, question: str) -> N
 
 
 def test_asking_what_else_sits_there_lists_the_last_subjects_layer(engine: Engine) -> None:
-    conversation = Conversation()
-    assert engine.ask("where does NCCL fit?", conversation).answered
-    follow = engine.ask("what else sits there?", conversation)
+    follow = _follow_up(engine, "where does NCCL fit?", "what else sits there?")
     assert follow.answered
     assert "MPI" in follow.answer and "NIXL" in follow.answer
     assert follow.context and "L5" in follow.context
@@ -132,18 +134,14 @@ def test_asking_what_else_sits_there_lists_the_last_subjects_layer(engine: Engin
 def test_a_follow_up_in_ordinary_words_with_one_the_graph_never_uses_leans_on_context(
     engine: Engine,
 ) -> None:
-    conversation = Conversation()
-    assert engine.ask("HTTP 504 in the middle of a long reply", conversation).answered
-    follow = engine.ask("which setting do I adjust?", conversation)
+    follow = _follow_up(engine, "HTTP 504 in the middle of a long reply", "which setting do I adjust?")
     assert follow.answered
     assert "proxy_read_timeout" in follow.answer
     assert follow.context
 
 
 def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
-    conversation = Conversation()
-    assert engine.ask("what is PFC?", conversation).answered
-    follow = engine.ask("can you recommend a good pasta recipe?", conversation)
+    follow = _follow_up(engine, "what is PFC?", "can you recommend a good pasta recipe?")
     assert not follow.answered
     assert follow.context is None
 
@@ -166,9 +164,7 @@ def test_a_follow_up_asking_for_a_kind_of_thing_finds_it_next_to_the_subject(
     semantic_engine: Engine,
 ) -> None:
     engine = semantic_engine
-    conversation = Conversation()
-    assert engine.ask("explain the gang-scheduling problem", conversation).answered
-    follow = engine.ask("which plugin fixes that?", conversation)
+    follow = _follow_up(engine, "explain the gang-scheduling problem", "which plugin fixes that?")
     assert follow.answered
     assert "Volcano" in follow.answer
 
