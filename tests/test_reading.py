@@ -264,3 +264,12 @@ def test_a_listing_the_question_asks_for_stays(semantic_engine: Engine) -> None:
     answer = semantic_engine.ask("which workloads does the stack matrix list?")
     assert answer.answered
     assert "Pre-training" in answer.answer and "RAG" in answer.answer
+
+
+def test_a_definition_names_what_implements_it_and_its_kinds(engine: Engine) -> None:
+    assert "implemented by Volcano" in engine.ask("what is gang scheduling?").answer
+    guardrails = engine.ask("what are guardrails?")
+    assert "includes Llama Guard and NeMo Guardrails" in guardrails.answer
+    assert any(
+        f.subject_label == "NeMo Guardrails" and f.object_label == "Guardrails" for f in guardrails.facts
+    )

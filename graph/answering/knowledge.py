@@ -88,6 +88,12 @@ _RELATION_WORDS = (
     (SG.parameterOf, "is a parameter of"),
     (SKOS + "broader", "is a kind of"),
 )
+#: The same read from the other end: what implements the entity, what kinds of it there are
+#: ("Guardrails include Llama Guard and NeMo Guardrails": the tools a reader can reach for).
+_INCOMING_WORDS = (
+    (SG.implements, "is implemented by"),
+    (SKOS + "broader", "includes"),
+)
 
 
 def _relations(ctx: Context, iri: str, facts) -> str:
@@ -98,6 +104,12 @@ def _relations(ctx: Context, iri: str, facts) -> str:
             for target in targets:
                 ctx.evidence.fact(iri, prop, target)
             phrases.append(f"{words} {join([ctx.catalog.label(t) for t in targets[:4]])}")
+    for prop, words in _INCOMING_WORDS:
+        sources = facts.incoming(prop)
+        if sources:
+            for source in sources[:4]:
+                ctx.evidence.fact(source, prop, iri)
+            phrases.append(f"{words} {join([ctx.catalog.label(t) for t in sources[:4]])}")
     if not phrases:
         return ""
     return sentence(f"{ctx.catalog.label(iri)} {join(phrases[:3])}")
