@@ -278,7 +278,7 @@ def answer_question(
     if from_conversation:
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
     else:
-        proposal = _from_passages(ctx, answer, weak)
+        proposal = _from_passages(ctx, answer)
     chosen = compete.better(engine, parsed.terms, answer, proposal, weak)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
@@ -304,14 +304,13 @@ STRUCTURAL = frozenset(
 )
 
 
-def _from_passages(ctx: Context, first: Answer, weak: bool) -> Answer | None:
+def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     """The passage answerer's proposal against ``first``, with evidence of its own; none for a
     follow-up that leans on the conversation (its words alone do not say what it is about) or a
-    structural question.
+    structural question, nor when ``first`` already says (nearly) every word of the question.
 
-    Word overlap is tried first: when even it cannot beat ``first``, the embedding model (the
-    costly part, one encode per question) is not consulted. ``weak``: ``first`` loses ties (it is
-    about what the question describes, or it fell back to a definition nobody asked for).
+    Passages are ranked by words and meaning at once: a first round by word overlap alone, which
+    skipped the model when it could not beat ``first``, lost the answers only meaning finds.
     """
     # The shape of the answer given, not the guess from the wording: "what are the benefits of
     # X?" reads like a list question and is answered as where X fits.
