@@ -200,6 +200,8 @@ FRAME_WORDS = frozenset(
 #: What joins the parts of a compound word ("EFA-enabled", "libibverbs.so", "NCCL/RCCL").
 _JOINERS = re.compile(r"[-._/+]")
 _PAREN = re.compile(r"\s*\(([^)]*)\)\s*")
+#: A single lower-case word in a label's parenthesis: a qualifier, not another name ("OOM" is one).
+_QUALIFIER = re.compile(r"[a-z][a-z-]*")
 _EIGHT_CUES = (
     "eight-layer",
     "eight layer",
@@ -263,8 +265,10 @@ def _variants(label: str) -> tuple[set[str], set[str]]:
         outer = normalize(_PAREN.sub(" ", label).strip())
         derived |= {outer} | _plural_forms(outer)
         for text in inner:
-            for piece in re.split(r",|;|/| or ", text):
-                piece = normalize(piece)
+            for raw in re.split(r",|;|/| or ", text):
+                if _QUALIFIER.fullmatch(raw.strip()):
+                    continue  # "(parallel)", "(intra-node)" qualify the name; they name nothing
+                piece = normalize(raw)
                 if len(piece) >= 2:
                     derived |= {piece} | _plural_forms(piece)
     return {f for f in direct if f}, {f for f in derived - direct if f}

@@ -273,3 +273,9 @@ def test_a_definition_names_what_implements_it_and_its_kinds(engine: Engine) -> 
     assert any(
         f.subject_label == "NeMo Guardrails" and f.object_label == "Guardrails" for f in guardrails.facts
     )
+
+
+def test_a_lower_case_qualifier_in_a_labels_parenthesis_names_nothing(engine: Engine) -> None:
+    names = _names(engine, "multi-node parallel training over NCCL is slow")
+    assert "S Storage Data Path" not in names  # from "Storage Data Path (parallel)"
+    assert "CUDA Out of Memory (OOM)" in _names(engine, "vLLM hits OOM on startup")  # an acronym is a name
