@@ -281,6 +281,7 @@ class PassageIndex:
         problems = named & self.engine.problems
         asked = {t for t in residual or () if t in self.idf}
         beyond = len(asked) >= ASKS_BEYOND_NAMES
+        asked_weight = sum(self.idf[t] for t in asked)
         scores: dict[int, tuple[float, float, float]] = {}
         pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
         if semantic is not None:
@@ -300,7 +301,7 @@ class PassageIndex:
                     # passages that say the question's other words keep it, its placement
                     # boilerplate does not ("NCCL ... pause frames": not "what NCCL is").
                     have = self._terms[i]
-                    share = sum(self.idf[t] for t in asked if t in have) / sum(self.idf[t] for t in asked)
+                    share = sum(self.idf[t] for t in asked if t in have) / asked_weight
                 fused += NAMED_PRIOR * share
             elif i in mentioning:
                 fused += MENTIONED_PRIOR

@@ -9,11 +9,12 @@ partial placement). The 2am reader needs both named, with the facts recorded as 
 
 from __future__ import annotations
 
+from rdflib.namespace import SKOS
+
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.text import first_sentences, join, without_leading_label
 from stackgraph.graph.store import SG
 
-SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 #: At most this many fixes are each said with what they are.
 FIXES_EXPLAINED = 2
 
@@ -54,6 +55,6 @@ def fixes_for(ctx: Context, problem: str) -> str:
             if rec is not None and rec.definition:
                 what = without_leading_label(rec.definition, rec.label)
                 if what:
-                    ctx.evidence.fact(fix, SKOS_DEFINITION, rec.definition)
+                    ctx.evidence.fact(fix, SKOS.definition, rec.definition)
                     names[n] += f" ({first_sentences(what, 160).rstrip('.')})"
     return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."

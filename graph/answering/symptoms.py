@@ -35,8 +35,6 @@ _NEGATION = {
 CAUSE_DESCRIBED = 0.55
 #: Passages ranked to tell which likely cause the question describes.
 CAUSE_POOL = 30
-#: The definition property, recorded when a diagnostic answer says what its problem is.
-SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 
 
 def problem_candidates(ctx: Context) -> list[Candidate]:
@@ -84,8 +82,6 @@ def _branch_by_meaning(ctx: Context, iri: str) -> str | None:
     """The branch of the symptom's triage tree whose passages best match the whole question,
     words and meaning, when one clearly does; the branches' answers ("Data loading starved?")
     rarely share the report's words."""
-    from stackgraph.graph.answering.reports import rank
-
     branches: set[str] = set()
     frontier = [iri]
     for _ in range(6):
@@ -98,11 +94,7 @@ def _branch_by_meaning(ctx: Context, iri: str) -> str | None:
         frontier = found
         if not frontier:
             break
-    best: dict[str, float] = {}
-    for hit in rank(ctx, k=CAUSE_POOL):
-        if hit.passage.subject in branches:
-            best.setdefault(hit.passage.subject, hit.score)
-    ranked = sorted(best.items(), key=lambda kv: -kv[1])
+    ranked = sorted(_passage_scores(ctx, branches).items(), key=lambda kv: -kv[1])
     if not ranked or ranked[0][1] < BRANCH_MATCH:
         return None
     if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < BRANCH_LEAD:
@@ -230,14 +222,20 @@ def _by_match(ctx: Context, causes: list[str]) -> list[tuple[str, float]]:
     """Causes with how well their best passage matches the whole question (words and meaning),
     best first, stable otherwise: the report often describes one of them ("6 of 8 pods scheduled,
     the rest pending")."""
+    unique = list(dict.fromkeys(causes))
+    best = _passage_scores(ctx, set(unique))
+    return sorted(((c, best.get(c, 0.0)) for c in unique), key=lambda pair: -pair[1])
+
+
+def _passage_scores(ctx: Context, subjects: set[str]) -> dict[str, float]:
+    """Each of ``subjects`` with the score of its best passage among the question's top ones."""
     from stackgraph.graph.answering.reports import rank
 
-    unique = list(dict.fromkeys(causes))
     best: dict[str, float] = {}
     for hit in rank(ctx, k=CAUSE_POOL):
-        if hit.passage.subject in unique:
+        if hit.passage.subject in subjects:
             best.setdefault(hit.passage.subject, hit.score)
-    return sorted(((c, best.get(c, 0.0)) for c in unique), key=lambda pair: -pair[1])
+    return best
 
 
 def _layers_by_model(ctx: Context, layers: list[str]) -> str:
@@ -340,7 +338,7 @@ def diagnose(ctx: Context) -> Answer | None:
         rec = ctx.catalog.get(subject)
         if rec is not None and rec.definition and subject in ctx.engine.problems:
             # What the problem is comes first: the checks are read against it.
-            ctx.evidence.fact(subject, SKOS_DEFINITION, rec.definition)
+            ctx.evidence.fact(subject, SKOS + "definition", rec.definition)
             head = f"{sentence(f'{rec.label}: {first_sentences(rec.definition, 240)}')} {head}"
         lines.insert(0, head)
     score = subjects[0].score if subjects else 0.7
