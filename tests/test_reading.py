@@ -279,3 +279,45 @@ def test_a_lower_case_qualifier_in_a_labels_parenthesis_names_nothing(engine: En
     names = _names(engine, "multi-node parallel training over NCCL is slow")
     assert "S Storage Data Path" not in names  # from "Storage Data Path (parallel)"
     assert "CUDA Out of Memory (OOM)" in _names(engine, "vLLM hits OOM on startup")  # an acronym is a name
+
+
+def test_a_problem_named_only_by_a_common_word_gets_no_problem_prior(engine: Engine) -> None:
+    from stackgraph.graph.answering.passages import PROBLEM_PRIOR
+
+    # "image" alone is an alias of the image problem; said in passing it names no problem.
+    question = "the image we pull is big and our customers wait for replies"
+    parsed = Question.parse(engine, question)
+    problem = next(m.iri for m in parsed.mentions if engine.catalog.display(m.iri) == "image problem")
+
+    def score(weak: set[str]) -> float:
+        hits = engine.passages.rank(question, [problem], k=200, use_semantic=False, weak=weak)
+        return next(h.score for h in hits if h.passage.subject == problem)
+
+    assert score(set()) - score({problem}) == pytest.approx(PROBLEM_PRIOR)
+
+
+def test_a_close_statement_about_another_subject_fills_a_free_slot(engine: Engine) -> None:
+    from stackgraph.graph.answering import link, reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.passages import Hit
+
+    question = "something about storage"
+    parsed = Question.parse(engine, question)
+    candidates = link(engine, parsed)
+    ctx = Context(
+        engine, question, parsed.intent.intent, parsed.intent.strength, candidates, None, parsed=parsed
+    )
+    subjects: list[str] = []
+    passages = []
+    for passage in engine.passages.passages:  # three statements about three subjects, no word of the question
+        if passage.subject not in subjects and not set(terms(passage.text)) & set(parsed.terms):
+            subjects.append(passage.subject)
+            passages.append(passage)
+        if len(passages) == 4:
+            break
+    best = reports.ASSERT_SCORE + 0.3  # a confident answer: a hedged one offers every close rival anyway
+    hits = [
+        Hit(p, best * share, share, 0.0) for p, share in zip(passages, [1.0, 0.95, 0.9, 0.5], strict=True)
+    ]
+    chosen = reports.choose(ctx, hits)
+    assert [h.passage for h in chosen] == passages[:3], "two close rivals are said; a far one is not"

@@ -261,6 +261,7 @@ class PassageIndex:
         query_terms: Sequence[str] | None = None,
         residual: Sequence[str] | None = None,
         near: dict[str, float] | None = None,
+        weak: set[str] | frozenset[str] = frozenset(),
     ) -> list[Hit]:
         """The passages that best match the whole question, best first.
 
@@ -269,6 +270,9 @@ class PassageIndex:
         ``residual`` are the question's terms outside the words naming them; when they say
         enough (``ASKS_BEYOND_NAMES``), a named entity's definition keeps little of its prior.
         ``near`` adds a prior per subject (a follow-up's subject and what lies near it).
+        ``weak`` are named entities matched by one common word only ("image" of "the image
+        problem"): they keep the named prior, but a problem named so gets no problem prior, since
+        "our customer data" names no data problem.
         """
         if query_terms is None:
             query_terms = terms(question)
@@ -278,7 +282,7 @@ class PassageIndex:
         semantic = self.semantic(question) if use_semantic else None
         named = set(named)
         mentioning = self.mentioning(named)
-        problems = named & self.engine.problems
+        problems = (named - weak) & self.engine.problems
         asked = {t for t in residual or () if t in self.idf}
         beyond = len(asked) >= ASKS_BEYOND_NAMES
         asked_weight = sum(self.idf[t] for t in asked)

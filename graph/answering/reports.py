@@ -53,6 +53,9 @@ SECOND_SHARE = 0.5
 #: both the answer, and on a long report the right passage is often second by a hair (the ranking
 #: puts it in the top three far more often than first), so a close rival is said rather than lost.
 TIE_SHARE = 0.6
+#: A passage about yet another subject this close to the best one is said too: three statements
+#: within a hair of each other are all the answer as far as the ranking can tell.
+CLOSE_SHARE = 0.85
 #: Whether a further passage must cover a word of the question the earlier ones do not.
 REQUIRE_NEW = True
 #: At most this many passages make one answer.
@@ -66,6 +69,8 @@ SUPPLEMENT_SHARE = 0.3
 SUPPLEMENT_SCORE = 0.8
 #: At most this many passages are added to another answerer's answer.
 SUPPLEMENT_MAX = 2
+#: Below this a name matched exactly is weak: one common word ("image", "data") links it.
+STRONG_LINK = 0.8
 #: Classes whose entities are problems: their answers say owner, causes and where to look.
 PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 
@@ -74,9 +79,11 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior, and for a
     follow-up the conversation's subject and what lies near it in the graph."""
     named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
+    weak = {c.iri for c in ctx.candidates if c.how == "exact" and c.score < STRONG_LINK}
     return ctx.engine.passages.rank(
         ctx.question,
         named,
+        weak=weak,
         k=k,
         use_semantic=use_semantic,
         query_terms=ctx.parsed.terms,
@@ -195,6 +202,12 @@ def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
         if new or tie or not REQUIRE_NEW:
             chosen.append(hit)
             covered |= new
+    # Room left: a statement about another subject within a hair of the best is said too.
+    for hit in hits[1:]:
+        if len(chosen) >= most or hit.score < CLOSE_SHARE * best.score:
+            break
+        if hit not in chosen and hit.passage.subject not in {c.passage.subject for c in chosen}:
+            chosen.append(hit)
     return chosen
 
 
