@@ -87,6 +87,23 @@ def _words(text: str) -> list[str]:
     return words
 
 
+@lru_cache(maxsize=1)
+def synonyms() -> dict[str, frozenset[str]]:
+    """Stem -> the stems of the other words of its group in ``ontology/report_words.tsv``: the
+    everyday words a report uses for what the graph says otherwise ("crawling" for "slow")."""
+    from importlib import resources
+
+    text = (resources.files("stackgraph.ontology") / "report_words.tsv").read_text(encoding="utf-8")
+    found: dict[str, set[str]] = defaultdict(set)
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        group = {t for word in line.split("\t") for t in terms(word.strip())}
+        for t in group:
+            found[t] |= group - {t}
+    return {t: frozenset(others) for t, others in found.items()}
+
+
 @dataclass
 class _Doc:
     name_terms: set[str]

@@ -321,3 +321,19 @@ def test_a_close_statement_about_another_subject_fills_a_free_slot(engine: Engin
     ]
     chosen = reports.choose(ctx, hits)
     assert [h.passage for h in chosen] == passages[:3], "two close rivals are said; a far one is not"
+
+
+def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, monkeypatch) -> None:
+    from stackgraph.graph.answering import passages
+    from stackgraph.graph.lexical import synonyms
+
+    assert stem("slow") in synonyms()[stem("crawling")]
+    question = "our gradient sync across racks is crawling"
+
+    def best_slow_score() -> float:
+        hits = engine.passages.rank(question, k=200, use_semantic=False)
+        return max(h.score for h in hits if "slow" in terms(h.passage.text))
+
+    with_synonyms = best_slow_score()
+    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
+    assert with_synonyms > best_slow_score()

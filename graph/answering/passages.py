@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.catalog import PREFIX_DECL
-from stackgraph.graph.lexical import TEXT_PROPERTIES, terms
+from stackgraph.graph.lexical import TEXT_PROPERTIES, synonyms, terms
 from stackgraph.graph.store import SG, is_builtin_entity
 
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ CONTEXT_SHARE = 0.0
 ASKS_BEYOND_NAMES = 2
 #: Embedded passages are cut to their opening: the meaning sits there and the cost grows with length.
 EMBED_CHARS = 300
+#: Weight of a question word's synonyms (``lexical.synonyms``) against the word itself.
+SYNONYM_WEIGHT = 0.5
 
 #: Entity-to-entity statements that say something on their own ("X must match Y"), by how to
 #: say them; "uses" or "is a parameter of" only connect names, which the text passages carry.
@@ -277,6 +279,11 @@ class PassageIndex:
         if query_terms is None:
             query_terms = terms(question)
         raw = self.bm25(query_terms)
+        said = set(query_terms)
+        table = synonyms()
+        # The report's everyday words meet the graph's ("crawling" / "slow"), at a discount.
+        for i, weight in self.bm25({s for t in said for s in table.get(t, ()) if s not in said}).items():
+            raw[i] += SYNONYM_WEIGHT * weight
         top = max(raw.values(), default=0.0)
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
         semantic = self.semantic(question) if use_semantic else None
