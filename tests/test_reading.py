@@ -337,3 +337,9 @@ def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, mo
     with_synonyms = best_slow_score()
     monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
     assert with_synonyms > best_slow_score()
+
+
+def test_a_passage_answer_about_a_problem_says_what_fixes_its_one_cause(engine: Engine) -> None:
+    answer = engine.ask("half the workers of a distributed job got placed and now hold their GPUs idle")
+    assert answer.answered
+    assert "What fixes" in answer.answer and "gang scheduling" in answer.answer

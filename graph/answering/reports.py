@@ -21,7 +21,7 @@ from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
-from stackgraph.graph.answering.remedies import means_of
+from stackgraph.graph.answering.remedies import fixes_for, means_of
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
@@ -351,6 +351,10 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
             for cause in causes:
                 ctx.evidence.fact(iri, SG.likelyCause, cause)
             parts.append(f"Likely cause: {join(names[:3], 'or')}.")
+        # What fixes it, or else what fixes its one likely cause: the 2am reader's next question.
+        fixes = fixes_for(ctx, iri) or (fixes_for(ctx, causes[0]) if len(causes) == 1 else "")
+        if fixes and fixes.lower() not in low:
+            parts.append(fixes)
         look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]
         if look:
             parts.append(f"Where to look: {join(look[:3])}.")
