@@ -343,3 +343,11 @@ def test_a_passage_answer_about_a_problem_says_what_fixes_its_one_cause(engine: 
     answer = engine.ask("half the workers of a distributed job got placed and now hold their GPUs idle")
     assert answer.answered
     assert "What fixes" in answer.answer and "gang scheduling" in answer.answer
+
+
+def test_where_a_thing_fits_names_its_cross_cutting_concern(engine: Engine) -> None:
+    answer = engine.ask("where do guardrails fit?")
+    assert "security cross-cutting concern" in answer.answer
+    assert any(f.predicate.endswith("#concern") for f in answer.facts), (
+        "the concern is a fact with its source"
+    )

@@ -128,6 +128,7 @@ def where_fits(ctx: Context) -> Answer | None:
         layer = next((c for c in ctx.candidates), None)
         return layer_overview(ctx, layer.iri) if layer else None
     lines = []
+    placed = 0
     confidence = 0.0
     for cand in subjects:
         places = placements(ctx, cand.iri)
@@ -141,10 +142,21 @@ def where_fits(ctx: Context) -> Answer | None:
         if via:
             text += f", as one of {ctx.catalog.label(via)}"
         lines.append(sentence(text))
+        placed += 1
+        concerns = ctx.facts(cand.iri).iris(SG.concern)
+        if concerns:
+            # The nine-layer model's cross-cutting concerns apply to every layer: being part of
+            # one (security for guardrails) is where it fits too, beside its layer.
+            for concern in concerns:
+                ctx.evidence.fact(cand.iri, SG.concern, concern)
+                ctx.evidence.entity(concern)
+            names = join([ctx.catalog.label(c).lower() for c in concerns])
+            noun = "concerns" if len(concerns) > 1 else "concern"
+            lines.append(f"It is part of the {names} cross-cutting {noun} of the nine-layer model.")
         confidence = max(confidence, cand.score)
     if not lines:
         return None
-    if len(lines) == 1:
+    if placed == 1:
         definition = ctx.catalog.get(subjects[0].iri).definition if ctx.catalog.get(subjects[0].iri) else None
         if definition and not definition.lower().startswith(
             ctx.catalog.label(subjects[0].iri).lower() + " is one of"
