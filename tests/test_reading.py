@@ -202,7 +202,9 @@ def test_a_definition_nobody_asked_for_loses_a_tie_to_the_passages(semantic_engi
         "Using NCCL with many nodes, performance degradation. NIC sends pause frames."
     )
     assert answer.answered
-    assert not answer.answer.startswith("NCCL"), "the report names NCCL in passing; it asks no definition"
+    assert not answer.answer.startswith(("NCCL:", "NCCL (")), (
+        "the report names NCCL in passing; it asks no definition"
+    )
 
 
 def test_an_unknown_name_in_a_sentence_that_only_sets_the_scene_is_context(engine: Engine) -> None:
@@ -351,3 +353,28 @@ def test_where_a_thing_fits_names_its_cross_cutting_concern(engine: Engine) -> N
     assert any(f.predicate.endswith("#concern") for f in answer.facts), (
         "the concern is a fact with its source"
     )
+
+
+def test_a_definition_says_what_the_thing_mitigates(engine: Engine) -> None:
+    answer = engine.ask("what is gang scheduling?")
+    assert "mitigates Partial placement" in answer.answer
+
+
+def test_a_thing_without_a_definition_is_told_by_its_note_not_its_type(engine: Engine) -> None:
+    answer = engine.ask("what is gang scheduling?")
+    assert "is a technology" not in answer.answer
+    assert "all-or-nothing" in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("clause", "said"),
+    [
+        ("It mitigates HTTP 401 mid-stream (RAG)", "It mitigates HTTP 401 mid-stream (RAG)."),
+        ("(Inferred, not stated in the sources: a.)", "(Inferred, not stated in the sources: a.)"),
+        ("It runs on GPUs (not CPUs.)", "It runs on GPUs (not CPUs.)"),
+    ],
+)
+def test_a_clause_ending_in_a_label_with_brackets_still_ends_with_a_full_stop(clause: str, said: str) -> None:
+    from stackgraph.graph.answering.text import sentence
+
+    assert sentence(clause) == said

@@ -60,7 +60,13 @@ def define(ctx: Context) -> Answer | None:
         if len(definitions) > 1 and definitions[1][:40] not in definitions[0]:
             parts.append(first_sentences(definitions[1], 260))
     else:
-        parts.append(sentence(f"{name} is a {ref.type}"))
+        notes = facts.texts(SG.note)
+        if notes:
+            # No definition: its first note says what it is better than its type does.
+            ctx.evidence.fact(iri, SG.note, notes[0])
+            parts.append(f"{name}: {first_sentences(notes[0], 420)}")
+        else:
+            parts.append(sentence(f"{name} is a {ref.type}"))
     places = placements(ctx, iri)
     if places:
         parts.append(sentence(f"It fits in {describe_places(ctx, places, ctx.model_hint)}"))
@@ -85,6 +91,7 @@ _RELATION_WORDS = (
     (SG.pairsWith, "pairs with"),
     (SG.successorOf, "succeeds"),
     (SG.implements, "implements"),
+    (SG.mitigates, "mitigates"),
     (SG.parameterOf, "is a parameter of"),
     (SKOS + "broader", "is a kind of"),
 )

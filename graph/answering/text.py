@@ -59,9 +59,11 @@ def first_sentences(text: str, limit: int = 400) -> str:
 def sentence(text: str) -> str:
     """End a clause with a full stop. Case is left alone: labels such as "cuBLAS" start sentences."""
     text = text.strip()
-    if text and text[-1] not in ".!?:)":
-        text += "."
-    return text
+    if not text or text[-1] in ".!?:":
+        return text
+    if text[-1] == ")" and (text.startswith("(") or text[-2:-1] in (".", "!", "?")):
+        return text  # a whole sentence in brackets, or one ending inside them
+    return text + "."
 
 
 def clip(text: str, limit: int = MAX_ANSWER_CHARS) -> str:
