@@ -206,8 +206,14 @@ def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
     for hit in hits[1:]:
         if len(chosen) >= most or hit.score < CLOSE_SHARE * best.score:
             break
-        if hit not in chosen and hit.passage.subject not in {c.passage.subject for c in chosen}:
-            chosen.append(hit)
+        if hit in chosen or hit.passage.subject in {c.passage.subject for c in chosen}:
+            continue
+        texts = [statement(c.passage) for c in chosen]
+        if any(
+            said_already(t, statement(hit.passage)) or said_already(statement(hit.passage), t) for t in texts
+        ):
+            continue  # it restates what a chosen one says ("because a collective completes when ...")
+        chosen.append(hit)
     return chosen
 
 
