@@ -378,3 +378,9 @@ def test_a_clause_ending_in_a_label_with_brackets_still_ends_with_a_full_stop(cl
     from stackgraph.graph.answering.text import sentence
 
     assert sentence(clause) == said
+
+
+def test_a_setting_written_as_an_identifier_is_the_subject_not_in_passing(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask("cannot start qwen 7b on a 12gb gpu, gpu_memory_utilization=1")
+    assert answer.answered
+    assert answer.answer.startswith("gpu_memory_utilization"), answer.answer[:200]

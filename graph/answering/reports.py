@@ -230,6 +230,8 @@ def in_passing(ctx: Context, hit: Hit) -> bool:
     named = {m.iri for m in ctx.parsed.mentions}
     if hit.passage.subject not in named or hit.passage.subject in ctx.engine.problems:
         return False  # a problem the question names is its subject, whatever else it says
+    if any(m.iri == hit.passage.subject and "_" in m.surface for m in ctx.parsed.mentions):
+        return False  # a setting written as an identifier ("gpu_memory_utilization=1") is the subject
     return not (problem_terms(ctx) & set(terms(hit.passage.text)))
 
 
