@@ -179,7 +179,9 @@ def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
     """The passages that make the answer: the best, then those close enough that add words of the
     question. The closest passage about another subject joins even without new words
     (``TIE_SHARE``); in a hedged answer every such close one does, up to ``HEDGED_PASSAGES``: no
-    passage matched well, so the nearest few are offered side by side, not one asserted."""
+    passage matched well, so the nearest few are offered side by side, not one asserted. Slots
+    still free then go to statements about other subjects within ``CLOSE_SHARE`` of the best that
+    do not restate a chosen one: the ranking cannot tell them apart from the best."""
     best = hits[0]
     hedged = best.score < ASSERT_SCORE
     most = HEDGED_PASSAGES if hedged else MAX_PASSAGES
