@@ -384,3 +384,10 @@ def test_a_setting_written_as_an_identifier_is_the_subject_not_in_passing(semant
     answer = semantic_engine.ask("cannot start qwen 7b on a 12gb gpu, gpu_memory_utilization=1")
     assert answer.answered
     assert answer.answer.startswith("gpu_memory_utilization"), answer.answer[:200]
+
+
+def test_a_problem_answer_names_the_fixes_the_seeds_give_it(engine: Engine) -> None:
+    answer = engine.ask("disk I/O cannot keep up with model loading, what fixes it?")
+    assert "What fixes" in answer.answer and "NVMe" in answer.answer
+    fixes = [f for f in answer.facts if f.predicate.endswith("#mitigates")]
+    assert fixes and all(f.source and f.basis for f in fixes), "each fix is a fact with its source and basis"

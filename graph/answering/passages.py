@@ -70,11 +70,13 @@ SYNONYM_WEIGHT = 0.5
 
 #: Entity-to-entity statements that say something on their own ("X must match Y"), by how to
 #: say them; "uses" or "is a parameter of" only connect names, which the text passages carry.
+#: "X mitigates Y" is not one: a problem's answer says what fixes it and a fix's definition what it
+#: mitigates, while as a passage of its own it outranked the problem it names ("quantization
+#: mitigates CUDA OOM" before the OOM's own where-to-look).
 RELATIONS: dict[str, str] = {
     str(SG.mustMatch): "must match",
     str(SG.likelyCause): "is likely caused by",
     str(SG.suggestsCause): "suggests",
-    str(SG.mitigates): "mitigates",
 }
 
 #: How a text property reads after its subject's name.
