@@ -391,3 +391,9 @@ def test_a_problem_answer_names_the_fixes_the_seeds_give_it(engine: Engine) -> N
     assert "What fixes" in answer.answer and "NVMe" in answer.answer
     fixes = [f for f in answer.facts if f.predicate.endswith("#mitigates")]
     assert fixes and all(f.source and f.basis for f in fixes), "each fix is a fact with its source and basis"
+
+
+def test_a_fix_defined_by_the_sentence_already_said_is_not_defined_again(engine: Engine) -> None:
+    answer = engine.ask("our long generations keep getting spurious 401s mid-stream when the JWT expires")
+    assert "JWT expiration tuning" in answer.answer
+    assert answer.answer.lower().count("typical web apis") <= 1, answer.answer

@@ -13,10 +13,13 @@ from rdflib.namespace import SKOS
 
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.text import first_sentences, join, without_leading_label
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.store import SG
 
 #: At most this many fixes are each said with what they are.
 FIXES_EXPLAINED = 2
+#: Share of a fix's definition's words the answer must already hold for it to go unsaid.
+SAID_SHARE = 0.7
 
 
 def with_implementers(ctx: Context, iri: str) -> str:
@@ -39,9 +42,11 @@ def means_of(ctx: Context, iri: str) -> str:
     return f"It uses {join([with_implementers(ctx, u) for u in used])}." if used else ""
 
 
-def fixes_for(ctx: Context, problem: str) -> str:
+def fixes_for(ctx: Context, problem: str, said: str = "") -> str:
     """What mitigates a problem or cause: "What fixes Partial placement of a distributed job:
-    gang scheduling (implemented by Volcano)."; empty when the graph names nothing."""
+    gang scheduling (implemented by Volcano)."; empty when the graph names nothing. A fix's
+    definition that ``said`` (the answer so far) already holds is not repeated: a practice is often
+    defined by the very sentence that described its problem."""
     fixes = ctx.facts(problem).incoming(SG.mitigates)[:3]
     if not fixes:
         return ""
@@ -54,7 +59,14 @@ def fixes_for(ctx: Context, problem: str) -> str:
             rec = ctx.catalog.get(fix)
             if rec is not None and rec.definition:
                 what = without_leading_label(rec.definition, rec.label)
-                if what:
+                if what and not _said(what, said):
                     ctx.evidence.fact(fix, SKOS.definition, rec.definition)
                     names[n] += f" ({first_sentences(what, 160).rstrip('.')})"
     return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."
+
+
+def _said(text: str, said: str) -> bool:
+    """Whether ``said`` already holds most of ``text``'s words (``SAID_SHARE``), however worded
+    around them ("A common real bug: short token TTLs ..." after "Short token TTLs ...")."""
+    words = set(terms(text))
+    return bool(words) and len(words & set(terms(said))) >= SAID_SHARE * len(words)

@@ -362,7 +362,8 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
                 ctx.evidence.fact(iri, SG.likelyCause, cause)
             parts.append(f"Likely cause: {join(names[:3], 'or')}.")
         # What fixes it, or else what fixes its one likely cause: the 2am reader's next question.
-        fixes = fixes_for(ctx, iri) or (fixes_for(ctx, causes[0]) if len(causes) == 1 else "")
+        so_far = f"{said} {' '.join(parts)}"
+        fixes = fixes_for(ctx, iri, so_far) or (fixes_for(ctx, causes[0], so_far) if len(causes) == 1 else "")
         if fixes and fixes.lower() not in low:
             parts.append(fixes)
         look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]

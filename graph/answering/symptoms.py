@@ -194,7 +194,7 @@ def explain_problem(ctx: Context, iri: str) -> str:
         lead = "Likely cause" if len(cause_texts) == 1 else "Likely causes"
         parts.append(f"{lead}: {join(cause_texts, 'or')}.")
         if matched[0][1] >= CAUSE_DESCRIBED:
-            fixes = fixes_for(ctx, causes[0])  # the cause the question itself describes
+            fixes = fixes_for(ctx, causes[0], " ".join(parts))  # the cause the question describes
             if fixes:
                 parts.append(fixes)
     if owners:
@@ -206,7 +206,7 @@ def explain_problem(ctx: Context, iri: str) -> str:
         rec = ctx.catalog.get(iri)
         if rec and rec.definition:
             parts.append(f"{label}: {first_sentences(rec.definition, 400)}")
-    own_fixes = fixes_for(ctx, iri)  # what mitigates the problem itself
+    own_fixes = fixes_for(ctx, iri, " ".join(parts))  # what mitigates the problem itself
     if own_fixes and own_fixes not in parts:
         parts.append(own_fixes)
     look = where_to_look(ctx, iri, facts)
