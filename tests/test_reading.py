@@ -397,3 +397,9 @@ def test_a_fix_defined_by_the_sentence_already_said_is_not_defined_again(engine:
     answer = engine.ask("our long generations keep getting spurious 401s mid-stream when the JWT expires")
     assert "JWT expiration tuning" in answer.answer
     assert answer.answer.lower().count("typical web apis") <= 1, answer.answer
+
+
+def test_a_check_without_a_command_names_the_tools_that_do_it(engine: Engine) -> None:
+    answer = engine.ask("my agent is slow, where do I look?")
+    assert "OpenTelemetry for LLMs" in answer.answer, answer.answer
+    assert any(f.predicate.endswith("#implements") for f in answer.facts)

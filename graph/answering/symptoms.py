@@ -265,12 +265,38 @@ def where_to_look(ctx: Context, iri: str, facts: EntityFacts) -> list[str]:
 
 
 def diagnostic_name(ctx: Context, iri: str) -> str:
+    """A check as the reader runs it: its command, else its name with the tools that do it ("Trace
+    latency across spans (with OpenTelemetry for LLMs: Langfuse or Arize Phoenix)")."""
     facts = ctx.facts(iri)
     command = facts.text(SG.commandText)
     if command:
         ctx.evidence.fact(iri, SG.commandText, command)
         return f"`{one_line(command)}`"
-    return ctx.catalog.label(iri)
+    tools = _tools_for(ctx, iri, facts)
+    return f"{ctx.catalog.label(iri)} (with {tools})" if tools else ctx.catalog.label(iri)
+
+
+#: At most this many tools are named for one check.
+TOOLS_NAMED = 2
+
+
+def _tools_for(ctx: Context, iri: str, facts: EntityFacts) -> str:
+    """The tools implementing a check, or what a practice uses, each with its kinds: empty when
+    the graph names none."""
+    checks = [iri, *facts.iris(SG.uses)]
+    for used in checks[1:]:
+        ctx.evidence.fact(iri, SG.uses, used)
+    named = []
+    for check in checks:
+        for tool in ctx.facts(check).incoming(SG.implements)[:TOOLS_NAMED]:
+            ctx.evidence.fact(tool, SG.implements, check)
+            ctx.evidence.entity(tool)
+            kinds = ctx.facts(tool).incoming(SKOS + "broader")[:TOOLS_NAMED]
+            for kind in kinds:
+                ctx.evidence.fact(kind, SKOS + "broader", tool)
+            label = ctx.catalog.label(tool)
+            named.append(f"{label}: {join([ctx.catalog.label(k) for k in kinds], 'or')}" if kinds else label)
+    return join(named[:TOOLS_NAMED], "or")
 
 
 def one_line(command: str) -> str:
