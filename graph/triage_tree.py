@@ -54,7 +54,7 @@ def _with_trees(engine: Engine) -> list[str]:
     return [iri for iri in engine.entities_of("Symptom") if _tree(engine, iri)]
 
 
-def _tree_nodes(engine: Engine, tree: str) -> list[str]:
+def tree_nodes(engine: Engine, tree: str) -> list[str]:
     """The tree's steps and branches, first step first."""
     seen, todo = [], [tree]
     while todo:
@@ -112,7 +112,7 @@ def choose_tree(engine: Engine, text: str) -> TreeChoice:
         if tree in seen_trees:  # two symptoms can share one tree: count it once
             continue
         seen_trees.add(tree)  # type: ignore[arg-type]
-        common = mine & _features(engine, [iri, *_tree_nodes(engine, tree)])  # type: ignore[list-item]
+        common = mine & _features(engine, [iri, *tree_nodes(engine, tree)])  # type: ignore[list-item]
         if common and (best is None or len(common) > best[0]):
             best = (len(common), iri, common)
     if best is None:

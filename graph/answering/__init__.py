@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
-from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, Candidate, Context
+from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, STRONG_LINK, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
@@ -171,7 +171,7 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
         candidates.append(Candidate(m.iri, score, m.how))
     # A close spelling of a name in an uncommon word ("SlignShot") names it as surely as the
     # name: the fuzzy discount orders it below exact names, not out of the subjects.
-    strong = [c for c in candidates if c.score >= 0.8 or c.how == "fuzzy"]
+    strong = [c for c in candidates if c.score >= STRONG_LINK or c.how == "fuzzy"]
     if candidates and not strong and question_terms and covered / len(question_terms) >= 0.5:
         strong = candidates  # the question is mostly the weak name itself ("what is Volcano used for")
     if not strong and models and not candidates:

@@ -21,6 +21,9 @@ LEXICAL_SURE = 0.6
 DESCRIBED_COVERAGE = 0.6
 #: Cosine at which an entity found by meaning is relevant to the question.
 SEMANTIC_RELEVANT = 0.5
+#: Linking score of a name that surely names its entity; an exact name below it is weak, linked by
+#: one common word ("image" of the image problem, "data" of the data problem).
+STRONG_LINK = 0.8
 
 
 @dataclass

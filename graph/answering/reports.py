@@ -16,7 +16,7 @@ from dataclasses import replace
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.context import STRONG_LINK, Context
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
@@ -69,8 +69,6 @@ SUPPLEMENT_SHARE = 0.3
 SUPPLEMENT_SCORE = 0.8
 #: At most this many passages are added to another answerer's answer.
 SUPPLEMENT_MAX = 2
-#: Below this a name matched exactly is weak: one common word ("image", "data") links it.
-STRONG_LINK = 0.8
 #: Classes whose entities are problems: their answers say owner, causes and where to look.
 PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 
@@ -208,7 +206,7 @@ def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
     for hit in hits[1:]:
         if len(chosen) >= most or hit.score < CLOSE_SHARE * best.score:
             break
-        if hit in chosen or hit.passage.subject in {c.passage.subject for c in chosen}:
+        if hit.passage.subject in {c.passage.subject for c in chosen}:
             continue
         texts = [statement(c.passage) for c in chosen]
         if any(

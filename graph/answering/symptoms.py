@@ -82,18 +82,11 @@ def _branch_by_meaning(ctx: Context, iri: str) -> str | None:
     """The branch of the symptom's triage tree whose passages best match the whole question,
     words and meaning, when one clearly does; the branches' answers ("Data loading starved?")
     rarely share the report's words."""
-    branches: set[str] = set()
-    frontier = [iri]
-    for _ in range(6):
-        found = []
-        for node in frontier:
-            facts = ctx.facts(node)
-            found += facts.iris(SG.triage) + facts.iris(SG.nextStep) + facts.iris(SG.branch)
-        found = [f for f in found if f not in branches]
-        branches |= {f for f in found if ctx.catalog.is_a(f, SG.TriageBranch)}
-        frontier = found
-        if not frontier:
-            break
+    from stackgraph.graph.triage_tree import tree_nodes
+
+    roots = ctx.facts(iri).iris(SG.triage) or [iri]  # a symptom's trees, or the step itself
+    nodes = {node for root in roots for node in tree_nodes(ctx.engine, root)}
+    branches = {node for node in nodes if ctx.catalog.is_a(node, SG.TriageBranch)}
     ranked = sorted(_passage_scores(ctx, branches).items(), key=lambda kv: -kv[1])
     if not ranked or ranked[0][1] < BRANCH_MATCH:
         return None
