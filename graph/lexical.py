@@ -154,7 +154,7 @@ class LexicalIndex:
         if doc is None or not query_terms:
             return 0.0
         found = query_terms & (doc.name_terms | doc.text_terms)
-        return sum(self.weight(t) for t in found) / sum(self.weight(t) for t in query_terms)
+        return math.fsum(self.weight(t) for t in found) / math.fsum(self.weight(t) for t in query_terms)
 
     def is_boilerplate(self, text: str) -> bool:
         """Whether a sentence is shared by several entities (a section's general remark)."""
@@ -172,12 +172,12 @@ class LexicalIndex:
         doc = self.docs.get(iri)
         if doc is None or not query_terms:
             return 0.0
-        total = sum(self.weight(t) for t in query_terms)
-        in_names = sum(self.weight(t) for t in query_terms & doc.name_terms)
-        in_texts = sum(self.weight(t) for t in (query_terms & doc.text_terms) - doc.name_terms)
+        total = math.fsum(self.weight(t) for t in query_terms)
+        in_names = math.fsum(self.weight(t) for t in query_terms & doc.name_terms)
+        in_texts = math.fsum(self.weight(t) for t in (query_terms & doc.text_terms) - doc.name_terms)
         named = 0.0
         if doc.name_terms:
-            name_total = sum(self.weight(t) for t in doc.name_terms)
+            name_total = math.fsum(self.weight(t) for t in doc.name_terms)
             named = 0.5 * (in_names / total) + 0.5 * (in_names / name_total)
         described = 0.85 * (in_names + in_texts) / total
         return max(named, described)

@@ -9,6 +9,7 @@ since its wording cues were matched on purpose.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,7 @@ def coverage(engine: Engine, question: str | Sequence[str], text: str, known_onl
         return 0.0
     have = set(terms(text))
     weight = engine.lexical.weight
-    return sum(weight(t) for t in wanted & have) / sum(weight(t) for t in wanted)
+    return math.fsum(weight(t) for t in wanted & have) / math.fsum(weight(t) for t in wanted)
 
 
 def better(

@@ -174,9 +174,11 @@ class PassageIndex:
     # ------------------------------------------------------------------ word overlap
 
     def bm25(self, query_terms: Iterable[str]) -> dict[int, float]:
-        """Raw BM25 score of every passage sharing a term with the query."""
+        """Raw BM25 score of every passage sharing a term with the query. Terms are added in a fixed
+        order: a set's order changes with the process's hash seed, and so would the last bits of
+        the sums, which decide near-ties (one question got two answers across processes)."""
         scores: dict[int, float] = defaultdict(float)
-        for term in set(query_terms):
+        for term in sorted(set(query_terms)):
             for i, weight in self._weights.get(term, ()):
                 scores[i] += weight
         return scores
@@ -188,7 +190,7 @@ class PassageIndex:
             return 0.0
         i = passage if isinstance(passage, int) else self.index_of[passage.key]
         have = self._terms[i]
-        return sum(self.idf[t] for t in wanted if t in have) / sum(self.idf[t] for t in wanted)
+        return math.fsum(self.idf[t] for t in wanted if t in have) / math.fsum(self.idf[t] for t in wanted)
 
     def shared_terms(self, query_terms: Iterable[str], passage: Passage) -> set[str]:
         """The question's terms the passage contains (its subject's names included)."""
@@ -294,7 +296,7 @@ class PassageIndex:
         problems = (named - weak) & self.engine.problems
         asked = {t for t in residual or () if t in self.idf}
         beyond = len(asked) >= ASKS_BEYOND_NAMES
-        asked_weight = sum(self.idf[t] for t in asked)
+        asked_weight = math.fsum(self.idf[t] for t in asked)
         scores: dict[int, tuple[float, float, float]] = {}
         pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
         if semantic is not None:
@@ -314,7 +316,7 @@ class PassageIndex:
                     # passages that say the question's other words keep it, its placement
                     # boilerplate does not ("NCCL ... pause frames": not "what NCCL is").
                     have = self._terms[i]
-                    share = sum(self.idf[t] for t in asked if t in have) / asked_weight
+                    share = math.fsum(self.idf[t] for t in asked if t in have) / asked_weight
                 fused += NAMED_PRIOR * share
             elif i in mentioning:
                 fused += MENTIONED_PRIOR

@@ -10,6 +10,7 @@ the question the first leaves out.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 
@@ -423,7 +424,7 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
         ):
             continue
         adds = missing & set(terms(_words(ctx, passage)))
-        share = sum(weight(t) for t in adds) / sum(weight(t) for t in missing) if missing else 0.0
+        share = math.fsum(weight(t) for t in adds) / math.fsum(weight(t) for t in missing) if missing else 0.0
         if share >= SUPPLEMENT_SHARE or hit.score >= SUPPLEMENT_SCORE:
             added.append(passage)
             missing -= adds

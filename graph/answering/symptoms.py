@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
@@ -111,8 +113,8 @@ def _branch_score(
     if not answer_terms:
         return 0.0
     weight = ctx.engine.lexical.weight
-    covered = sum(weight(t) for t in answer_terms & q_terms)
-    return covered / sum(weight(t) for t in answer_terms)
+    covered = math.fsum(weight(t) for t in answer_terms & q_terms)
+    return covered / math.fsum(weight(t) for t in answer_terms)
 
 
 #: Least word-overlap or cosine for a described problem to count as the one the question reports.
