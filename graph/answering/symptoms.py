@@ -7,7 +7,13 @@ import math
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
+from stackgraph.graph.answering.context import (
+    DESCRIBED_COVERAGE,
+    SEMANTIC_RELEVANT,
+    STRONG_LINK,
+    Candidate,
+    Context,
+)
 from stackgraph.graph.answering.evidence import EntityFacts
 from stackgraph.graph.answering.remedies import fixes_for
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
@@ -142,7 +148,7 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
     problems = [
         c
         for c in problem_candidates(ctx)
-        if c.score >= 0.8 or reported or (c.how in ("lexical", "semantic") and described_ok)
+        if c.score >= STRONG_LINK or reported or (c.how in ("lexical", "semantic") and described_ok)
     ]
     if not problems:
         if not reported:
