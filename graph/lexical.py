@@ -104,6 +104,16 @@ def synonyms() -> dict[str, frozenset[str]]:
     return {t: frozenset(others) for t, others in found.items()}
 
 
+@lru_cache(maxsize=1)
+def relational_words() -> frozenset[str]:
+    """The words of ``ontology/relational_words.txt``: words that say what is asked of a subject
+    ("threat", "drawbacks", "big"), never the subject a definition question asks about."""
+    from importlib import resources
+
+    text = (resources.files("stackgraph.ontology") / "relational_words.txt").read_text(encoding="utf-8")
+    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
+
+
 @dataclass
 class _Doc:
     name_terms: set[str]

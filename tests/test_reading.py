@@ -426,3 +426,35 @@ def test_the_same_question_gets_the_same_answer_whatever_the_hash_seed() -> None
         return out.stdout
 
     assert ask("1") == ask("2") == ask("3")
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("What is the Kubernetes of gardening?", "gardening"),  # a metaphor on a name the graph knows
+        ("What does vLLM's marmalade mode do?", "marmalade"),  # an invented feature of a known engine
+        ("Define an NVLink tambourine.", "tambourine"),
+        ("what’s the Kubernetes of gardening?", "gardening"),  # typed with a typographic apostrophe
+    ],
+)
+def test_a_definition_of_a_phrase_with_a_word_the_graph_never_uses_is_declined(
+    engine: Engine, question: str, unknown: str
+) -> None:
+    answer = engine.ask(question)
+    assert not answer.answered
+    assert f"I don't know {unknown}" in answer.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are the main drawbacks of NVIDIA MIG?",  # words for what is asked of the subject
+        "what is the purpse of NCCL?",  # one slip of the keys from an English word
+        "describe how NCCL picks transports",  # a clause, not a name
+        "what does vLLM do when requests pile up?",  # only "vLLM" is asked about
+    ],
+)
+def test_words_that_are_not_the_subject_of_a_definition_do_not_decline_it(
+    engine: Engine, question: str
+) -> None:
+    assert engine.ask(question).answered

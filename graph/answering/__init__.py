@@ -53,6 +53,9 @@ BARE_UNKNOWN = 1
 STANDALONE_TERMS = 7
 
 _ASKS_FOR_PERSON = re.compile(r"^\s*(who|whom|whose)\b", re.IGNORECASE)
+#: Typographic quotes as typed on phones and pasted from documents, read as the plain ones the
+#: wording cues are written with ("what’s" is "what's").
+_TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 Composer = Callable[[Context], Answer | None]
@@ -108,7 +111,7 @@ def sanitize(question: object) -> str:
         raise InvalidQuestion(
             f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}"
         )
-    text = unicodedata.normalize("NFC", _CONTROL.sub(" ", question))
+    text = unicodedata.normalize("NFC", _CONTROL.sub(" ", question)).translate(_TYPOGRAPHIC)
     text = " ".join(text.split())
     if not text:
         raise InvalidQuestion("the question is empty")

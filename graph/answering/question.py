@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from stackgraph.graph.answering import intents
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
-from stackgraph.graph.lexical import terms
+from stackgraph.graph.lexical import relational_words, terms
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -58,7 +58,16 @@ class Question:
             layer_refs=tuple(find_layer_refs(text)),
             model_hint=engine.linker.model_hint(text),
             intent=guess,
-            unknown_names=tuple(_unknown_names(engine, text, mentions)),
+            unknown_names=tuple(
+                dict.fromkeys(
+                    _unknown_names(engine, text, mentions)
+                    + (
+                        _unknown_subject_words(engine, text, mentions)
+                        if guess.intent == intents.DEFINE
+                        else []
+                    )
+                )
+            ),
         )
 
     @property
@@ -123,3 +132,57 @@ def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> 
             continue
         found.append(word.strip("./-+"))
     return found
+
+
+#: A definition question's asking sentence, with the phrase it asks about as ``subject``: "what
+#: is X", "what does X do", "define X", "explain X". The phrase ends where a clause begins ("what
+#: is the best way to keep pods from piling up" asks about "the best way"), and a phrase that is a
+#: clause itself ("describe how NCCL picks transports") is no name.
+_ASKS_TO_DEFINE = re.compile(
+    r"^\s*(?:what\s*(?:'s|s\b|is\b|are\b|was\b|were\b)|what\s+(?:does|do)\b|define\b|explain\b|describe\b"
+    r"|tell\s+me\s+about\b)\s+(?!(?:how|why|when|where|which|what|whether|if)\b)"
+    r"(?P<subject>.+?)\s*(?:\b(?:do|does|mean|means|stand|used|to|that|which|who|whose|when|where|while|if"
+    r"|so|because|since|for|after|before)\b.*)?[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> list[str]:
+    """Ordinary words in the phrase a definition question asks about that no name covers and the
+    graph never uses: "the kubernetes of cooking", "NCCL's flux capacitor mode", "a tensor
+    sprocket" ask about something the graph does not hold, however well it knows the name beside
+    it. Words that say what is asked of a subject (``lexical.relational_words``: "the most common
+    threat in MCP") and numbers are not the subject."""
+    asking = _LAST_SENTENCE.search(text)
+    offset = asking.start() if asking else 0
+    match = _ASKS_TO_DEFINE.match(text[offset:])
+    if match is None:
+        return []
+    named = {i for m in mentions for i in range(m.start, m.end)}
+    start = offset + match.start("subject")
+    first = len(normalize(text[:start]).split())
+    found: list[str] = []
+    for k, word in enumerate(normalize(match.group("subject")).split()):
+        stems = terms(word)
+        if (
+            first + k in named
+            or not stems
+            or not word.isalpha()
+            or word in relational_words()
+            or any(t in engine.lexical.idf for t in stems)
+            or _misspelt(engine, word)
+        ):
+            continue
+        found.append(word)
+    return found
+
+
+def _misspelt(engine: Engine, word: str) -> bool:
+    """Whether ``word`` is no English word but one edit from one ("purpse"): a slip of the keys,
+    not the name of something the graph lacks."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import OSA
+
+    if word in engine.common_words:
+        return False
+    return process.extractOne(word, engine.common_words, scorer=OSA.distance, score_cutoff=1) is not None
