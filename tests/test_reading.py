@@ -458,3 +458,25 @@ def test_words_that_are_not_the_subject_of_a_definition_do_not_decline_it(
     engine: Engine, question: str
 ) -> None:
     assert engine.ask(question).answered
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "question",
+    [
+        "unable to open my container from localhost",  # "container" is all the graph knows of it
+        "cannot compile vLLM from source on my laptop",  # building vLLM is not in the seeds
+    ],
+)
+def test_a_fallback_answer_with_no_statement_matching_more_than_one_word_is_declined(
+    semantic_engine: Engine, question: str
+) -> None:
+    answer = semantic_engine.ask(question)
+    assert not answer.answered
+    assert answer.suggestions  # the closest things the graph knows are still offered
+
+
+def test_a_report_whose_words_the_graph_holds_is_still_answered(engine: Engine) -> None:
+    answer = engine.ask("the dataloader cannot keep up and GPU utilization is low")
+    assert answer.answered
+    assert "data loading" in answer.answer.lower()

@@ -282,6 +282,11 @@ def answer_question(
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
     else:
         proposal = _from_passages(ctx, answer)
+    if weak and proposal is None and ctx.passages_guess:
+        # The intent's answer only fell back (a definition nobody asked for, a thing found by
+        # description) and no statement matches more than one word of the question: the graph
+        # has nothing on it ("could not build wheels for vLLM" is no question about vLLM).
+        answer = declined(engine, text, intent=guess.intent)
     chosen = compete.better(engine, parsed.terms, answer, proposal, weak)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)

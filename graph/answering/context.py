@@ -51,6 +51,10 @@ class Context:
     focus: str | None = None
     #: The follow-up's own words, when ``question`` is read together with the turn before it.
     follow_up: str | None = None
+    #: Set by the passage answerer when its best passage is only a guess: a weak match sharing at
+    #: most one word with the question. An intent answer that is itself only a fallback then has
+    #: nothing behind it either, and the question is declined.
+    passages_guess: bool = False
     evidence: Evidence = field(init=False)
 
     def __post_init__(self) -> None:

@@ -38,6 +38,10 @@ ASSERT_SCORE = 0.55
 #: ``HEDGED_CONFIDENCE``. Only a declined answer (``answered`` false, confidence 0) offers no
 #: statement, just the names of the closest entities as suggestions.
 HEDGE = "The closest the graph knows:"
+#: Distinct words of the question a weakly matching best passage must contain to be offered at all:
+#: a hedged answer resting on one shared word ("container", "vLLM") is a guess, not the closest
+#: thing the graph knows.
+HEDGE_WORDS = 2
 #: The highest confidence a hedged answer carries.
 HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
@@ -117,7 +121,12 @@ def _corroborated(ctx: Context, hit: Hit) -> bool:
     ... grep out the bogus service") is often far in meaning from the terse statement that
     answers it, while a question from outside the graph shares a word with it at most by accident
     ("how do I train my dog?" and a passage on training)."""
-    return len(ctx.engine.passages.shared_terms(ctx.parsed.terms, hit.passage)) >= ALONE_WORDS
+    return len(shared_words(ctx, hit)) >= ALONE_WORDS
+
+
+def shared_words(ctx: Context, hit: Hit) -> set[str]:
+    """The question's terms the passage holds, its subject's names included."""
+    return ctx.engine.passages.shared_terms(ctx.parsed.terms, hit.passage)
 
 
 def from_passages(
@@ -138,6 +147,9 @@ def from_passages(
                 return None
         elif ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE:
             return None
+    if hits[0].score < ASSERT_SCORE and len(shared_words(ctx, hits[0])) < HEDGE_WORDS:
+        ctx.passages_guess = True
+        return None
     chosen = choose(ctx, hits)
     chosen = lead_with_problem(ctx, chosen)
     parts: list[str] = []
