@@ -480,3 +480,10 @@ def test_a_report_whose_words_the_graph_holds_is_still_answered(engine: Engine) 
     answer = engine.ask("the dataloader cannot keep up and GPU utilization is low")
     assert answer.answered
     assert "data loading" in answer.answer.lower()
+
+
+def test_what_a_declined_question_asks_about_is_named_once_in_its_own_order(engine: Engine) -> None:
+    # "Naples" is unknown as a name and as a word of the subject: said once, after "pizza".
+    answer = engine.ask("what is the best pizza in Naples?")
+    assert not answer.answered
+    assert answer.answer.startswith("I don't know pizza Naples:")

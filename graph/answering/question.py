@@ -58,16 +58,7 @@ class Question:
             layer_refs=tuple(find_layer_refs(text)),
             model_hint=engine.linker.model_hint(text),
             intent=guess,
-            unknown_names=tuple(
-                dict.fromkeys(
-                    _unknown_names(engine, text, mentions)
-                    + (
-                        _unknown_subject_words(engine, text, mentions)
-                        if guess.intent == intents.DEFINE
-                        else []
-                    )
-                )
-            ),
+            unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
         )
 
     @property
@@ -110,6 +101,17 @@ def looks_like_a_name(word: str, starts_sentence: bool) -> bool:
         or bool(re.search(r"[a-z][A-Z]", core))
         or (not starts_sentence and core[0].isupper() and core[1:].islower())
     )
+
+
+def _unknown(engine: Engine, text: str, mentions: tuple[Mention, ...], intent: str | None) -> list[str]:
+    """What the question asks about that the graph lacks, in the order the question says it: the
+    names it does not know and, for a definition, the words of its subject it never uses."""
+    found = _unknown_names(engine, text, mentions)
+    if intent == intents.DEFINE:
+        said = {w.lower() for w in found}
+        found += [w for w in _unknown_subject_words(engine, text, mentions) if w not in said]
+    low = text.lower()
+    return sorted(found, key=lambda w: low.find(w.lower()))
 
 
 def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> list[str]:
