@@ -487,3 +487,10 @@ def test_what_a_declined_question_asks_about_is_named_once_in_its_own_order(engi
     answer = engine.ask("what is the best pizza in Naples?")
     assert not answer.answered
     assert answer.answer.startswith("I don't know pizza Naples:")
+
+
+def test_an_answer_about_a_fix_names_the_other_fixes_of_the_same_problem(engine: Engine) -> None:
+    answer = engine.ask("I set gpu_memory_utilization to 1 and vLLM will not load")
+    assert "gpu_memory_utilization fixes KV cache / batch size exceeds VRAM budget, as do" in answer.answer
+    others = {f.subject for f in answer.facts if f.predicate.endswith("#mitigates")}
+    assert len(others) >= 2, "each knob named is a fact"

@@ -70,3 +70,31 @@ def _said(text: str, said: str) -> bool:
     around them ("A common real bug: short token TTLs ..." after "Short token TTLs ...")."""
     words = set(terms(text))
     return bool(words) and len(words & set(terms(said))) >= SAID_SHARE * len(words)
+
+
+#: At most this many other fixes are named beside the one an answer is about.
+ALONGSIDE = 3
+
+
+def fixes_alongside(ctx: Context, fix: str, said: str = "") -> str:
+    """What a fix mitigates and what else does: "gpu_memory_utilization fixes KV cache / batch
+    size exceeds VRAM budget, as do max_num_seqs and kv_cache_dtype."; empty when it fixes
+    nothing the graph names. A report that names one knob of a problem is often best served by
+    the knobs beside it."""
+    label = ctx.catalog.display(fix)
+    for problem in ctx.facts(fix).iris(SG.mitigates)[:1]:
+        name = ctx.catalog.display(problem)
+        if name.lower() in said.lower():
+            continue
+        ctx.evidence.fact(fix, SG.mitigates, problem)
+        others = [o for o in ctx.facts(problem).incoming(SG.mitigates) if o != fix][:ALONGSIDE]
+        for other in others:
+            ctx.evidence.fact(other, SG.mitigates, problem)
+            ctx.evidence.entity(other)
+        also = (
+            f", as {'does' if len(others) == 1 else 'do'} {join([ctx.catalog.display(o) for o in others])}"
+            if others
+            else ""
+        )
+        return f"{label} fixes {name}{also}."
+    return ""
