@@ -494,3 +494,23 @@ def test_an_answer_about_a_fix_names_the_other_fixes_of_the_same_problem(engine:
     assert "gpu_memory_utilization fixes KV cache / batch size exceeds VRAM budget, as do" in answer.answer
     others = {f.subject for f in answer.facts if f.predicate.endswith("#mitigates")}
     assert len(others) >= 2, "each knob named is a fact"
+
+
+@pytest.mark.parametrize(
+    ("question", "unknown"),
+    [
+        ("a GPU for painting portraits?", "painting portraits"),
+        ("Kubernetes for my wedding?", "wedding"),
+    ],
+)
+def test_a_name_beside_ordinary_words_the_graph_never_uses_is_declined(
+    engine: Engine, question: str, unknown: str
+) -> None:
+    # The only thing the graph knows here is the name: its definition would answer another question.
+    answer = engine.ask(question)
+    assert not answer.answered
+    assert answer.answer.startswith(f"I don't know {unknown}:")
+
+
+def test_forum_chatter_around_a_name_is_not_taken_for_another_topic(engine: Engine) -> None:
+    assert engine.ask("Hi, I wonder if gdrcopy works with NCCL").answered

@@ -206,6 +206,19 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
 
 
+def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str, ...] | None:
+    """When the intent's answer only fell back (a definition nobody asked for, a thing found by
+    description) and no passage answer stands against it: whether the graph has nothing on the
+    question after all, and the words it lacks. Either no statement matches more than one of its
+    words ("could not build wheels for vLLM" is no question about vLLM), or it says nothing the
+    graph knows besides a name and ordinary words the graph never uses ("a GPU for gaming?").
+    None when the fallback stands."""
+    if ctx.passages_guess:
+        return ()
+    foreign, known = parsed.words_beyond_names(engine)
+    return tuple(foreign) if foreign and not known else None
+
+
 def _unknown_name(parsed: Question) -> bool:
     """Whether the question asks to define a name the graph does not have: "what is an index?"
     names nothing, and the graph has no definition of it however close in meaning "index size" or
@@ -282,11 +295,10 @@ def answer_question(
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
     else:
         proposal = _from_passages(ctx, answer)
-    if weak and proposal is None and ctx.passages_guess:
-        # The intent's answer only fell back (a definition nobody asked for, a thing found by
-        # description) and no statement matches more than one word of the question: the graph
-        # has nothing on it ("could not build wheels for vLLM" is no question about vLLM).
-        answer = declined(engine, text, intent=guess.intent)
+    if weak and proposal is None:
+        unanswered = _nothing_behind(engine, ctx, parsed)
+        if unanswered is not None:
+            answer = declined(engine, text, intent=guess.intent, unknown=unanswered)
     chosen = compete.better(engine, parsed.terms, answer, proposal, weak)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)

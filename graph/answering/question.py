@@ -73,6 +73,23 @@ class Question:
         naming = {t for m in self.mentions for t in terms(m.surface)}
         return tuple(t for t in self.terms if t not in naming)
 
+    def words_beyond_names(self, engine: Engine) -> tuple[list[str], bool]:
+        """The question's words outside its names that the graph never uses and that are ordinary
+        English ("gaming"; not a name it lacks like "gdrcopy", nor words that only say what is
+        asked), and whether it says any word the graph does use besides its names."""
+        named = {i for m in self.mentions for i in range(m.start, m.end)}
+        foreign: list[str] = []
+        known = False
+        for i, word in enumerate(self.normalized.split()):
+            stems = terms(word)
+            if i in named or not stems:
+                continue
+            if any(t in engine.lexical.idf for t in stems):
+                known = True
+            elif word in engine.common_words and word not in relational_words():
+                foreign.append(word)
+        return foreign, known
+
     def with_intent(self, guess: intents.IntentGuess) -> Question:
         """The same question read with another intent (a follow-up taking its predecessor's)."""
         from dataclasses import replace
