@@ -514,3 +514,14 @@ def test_a_name_beside_ordinary_words_the_graph_never_uses_is_declined(
 
 def test_forum_chatter_around_a_name_is_not_taken_for_another_topic(engine: Engine) -> None:
     assert engine.ask("Hi, I wonder if gdrcopy works with NCCL").answered
+
+
+@pytest.mark.slow
+def test_of_the_problems_a_report_describes_the_one_whose_statements_match_it_is_answered(
+    semantic_engine: Engine,
+) -> None:
+    # "traces" is nearest in words to the branch with no trace; the report's statements are the
+    # queueing branch's, which the serving layers own.
+    answer = semantic_engine.ask("latency is bad and traces show requests sitting in the queue for seconds")
+    assert answer.answer.startswith("Latency increased: time going to queueing"), answer.answer
+    assert "no trace available" not in answer.answer

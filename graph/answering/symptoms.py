@@ -157,11 +157,29 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
         if described is None:
             return None
         problems = [described]
+    problems = _described_by_match(ctx, problems)
     target = descend(ctx, problems[0].iri)
     text = explain_problem(ctx, target)
     if not text:
         return None
     return ctx.answer(text, intents.OWNER, 0.55 + 0.45 * problems[0].score)
+
+
+#: How a candidate is found when the question names it rather than describes it.
+_NAMED = ("exact", "code", "fuzzy", "conversation")
+
+
+def _described_by_match(ctx: Context, problems: list[Candidate]) -> list[Candidate]:
+    """``problems`` with those found by description (word overlap or meaning against their names
+    and sentences) reordered by how well their best passage matches the whole question, after the
+    ones the question names: "the traces show requests sitting in the queue" is nearer in meaning
+    to "no trace available" by its words, but its statements are the queueing branch's."""
+    named = [c for c in problems if c.how in _NAMED]
+    described = [c for c in problems if c.how not in _NAMED]
+    if len(described) < 2:
+        return problems
+    best = _passage_scores(ctx, {c.iri for c in described})
+    return named + sorted(described, key=lambda c: -best.get(c.iri, 0.0))
 
 
 def explain_problem(ctx: Context, iri: str) -> str:
