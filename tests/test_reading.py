@@ -525,3 +525,10 @@ def test_of_the_problems_a_report_describes_the_one_whose_statements_match_it_is
     answer = semantic_engine.ask("latency is bad and traces show requests sitting in the queue for seconds")
     assert answer.answer.startswith("Latency increased: time going to queueing"), answer.answer
     assert "no trace available" not in answer.answer
+
+
+def test_the_stack_matrix_is_an_entity_with_its_legend(engine: Engine) -> None:
+    answer = engine.ask("how is each cell of the stack matrix rated?")
+    assert answer.answered
+    assert all(level in answer.answer for level in ("low", "moderate", "high", "critical")), answer.answer
+    assert any(f.source and "stack-matrix" in f.source for f in answer.facts)
