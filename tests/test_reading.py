@@ -531,4 +531,4 @@ def test_the_stack_matrix_is_an_entity_with_its_legend(engine: Engine) -> None:
     answer = engine.ask("how is each cell of the stack matrix rated?")
     assert answer.answered
     assert all(level in answer.answer for level in ("low", "moderate", "high", "critical")), answer.answer
-    assert any(f.source and "stack-matrix" in f.source for f in answer.facts)
+    assert any(f.source and f.source.iri.endswith("doc-001-stack-matrix") for f in answer.facts)
