@@ -532,3 +532,10 @@ def test_the_stack_matrix_is_an_entity_with_its_legend(engine: Engine) -> None:
     assert answer.answered
     assert all(level in answer.answer for level in ("low", "moderate", "high", "critical")), answer.answer
     assert any(f.source and f.source.iri.endswith("doc-001-stack-matrix") for f in answer.facts)
+
+
+def test_an_answer_about_a_technology_says_what_uses_it(engine: Engine) -> None:
+    # Where to look for SSE trouble is the thing that streams it: the AI Gateway.
+    answer = engine.ask("the event-stream of chat tokens is buffered until the end")
+    assert "SSE is used by AI Gateway" in answer.answer, answer.answer
+    assert any(f.predicate.endswith("#uses") and f.object.endswith("/sse") for f in answer.facts)

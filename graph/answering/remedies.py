@@ -42,6 +42,21 @@ def means_of(ctx: Context, iri: str) -> str:
     return f"It uses {join([with_implementers(ctx, u) for u in used])}." if used else ""
 
 
+def used_by(ctx: Context, iri: str, said: str = "") -> str:
+    """What uses the entity, from the other end of ``uses``: "SSE is used by AI Gateway." (the
+    place a reader goes to look at it); empty when nothing the graph names uses it or the answer
+    names every user already."""
+    users = [
+        u for u in ctx.facts(iri).incoming(SG.uses) if ctx.catalog.display(u).lower() not in said.lower()
+    ]
+    if not users:
+        return ""
+    for user in users[:3]:
+        ctx.evidence.fact(user, SG.uses, iri)
+        ctx.evidence.entity(user)
+    return f"{ctx.catalog.display(iri)} is used by {join([ctx.catalog.display(u) for u in users[:3]])}."
+
+
 def fixes_for(ctx: Context, problem: str, said: str = "") -> str:
     """What mitigates a problem or cause: "What fixes Partial placement of a distributed job:
     gang scheduling (implemented by Volcano)."; empty when the graph names nothing. A fix's

@@ -22,7 +22,7 @@ from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
-from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of
+from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of, used_by
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
@@ -393,6 +393,9 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
     fixes = fixes_alongside(ctx, iri, said)
     if fixes:
         parts.append(fixes)
+    users = used_by(ctx, iri, said)
+    if users:
+        parts.append(users)
     command = facts.text(SG.commandText)
     if command and command not in said:
         from stackgraph.graph.answering.symptoms import one_line
