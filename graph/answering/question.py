@@ -198,10 +198,20 @@ def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, .
 
 def _misspelt(engine: Engine, word: str) -> bool:
     """Whether ``word`` is no English word but one edit from one ("purpse"): a slip of the keys,
-    not the name of something the graph lacks."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import OSA
+    not the name of something the graph lacks. The word's one-edit variants (a few hundred) are
+    looked up, not the vocabulary (tens of thousands) scanned."""
+    common = engine.common_words
+    return word not in common and any(variant in common for variant in _one_edit(word))
 
-    if word in engine.common_words:
-        return False
-    return process.extractOne(word, engine.common_words, scorer=OSA.distance, score_cutoff=1) is not None
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every string one deletion, swap of neighbours, replacement or insertion from ``word``."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    deletes = {a + b[1:] for a, b in splits if b}
+    swaps = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    replaces = {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    inserts = {a + c + b for a, b in splits for c in _LETTERS}
+    return deletes | swaps | replaces | inserts
