@@ -539,3 +539,18 @@ def test_an_answer_about_a_technology_says_what_uses_it(engine: Engine) -> None:
     answer = engine.ask("the event-stream of chat tokens is buffered until the end")
     assert "SSE is used by AI Gateway" in answer.answer, answer.answer
     assert any(f.predicate.endswith("#uses") and f.object.endswith("/sse") for f in answer.facts)
+
+
+def test_the_inferred_note_names_only_what_the_cut_answer_still_says() -> None:
+    from stackgraph.graph.answering.context import say_inferred
+    from stackgraph.graph.answering.text import MAX_ANSWER_CHARS
+    from stackgraph.graph.model import Fact
+
+    def inferred(subject: str, obj: str) -> Fact:
+        return Fact("s", "p", "o", subject, "fits in", obj, basis="inferred")
+
+    text = "Alpha fits in L1. " + "Filler words about the stack. " * 60 + "Zeta fits in L9."
+    said = say_inferred(text, [inferred("Alpha", "L1"), inferred("Zeta", "L9")])
+    assert len(said) <= MAX_ANSWER_CHARS
+    assert "Alpha — fits in → L1" in said
+    assert "Zeta" not in said  # its sentence was cut: the note does not name it either

@@ -113,14 +113,37 @@ MAX_INFERRED_NAMED = 2
 
 def say_inferred(text: str, inferred: list[Fact]) -> str:
     """The answer text, saying which of the facts it rests on are inferred (our reading of the
-    seeds, not stated in them), unless the text already says so."""
+    seeds, not stated in them), unless the text already says so. Only facts the answer still
+    names once cut to length are said: a long answer loses its last sentences, and a note naming
+    a fix the reader never sees ("Keep tensor-parallel groups ... mitigates ...") misleads and
+    takes the room the answer needs."""
     from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, clip
 
     if not inferred or "inferred" in text.lower():
         return clip(text)
-    named = "; ".join(f.text for f in inferred[:MAX_INFERRED_NAMED])
-    more = len(inferred) - MAX_INFERRED_NAMED
+    cut = clip(text)
+    shown = _named_in(cut, inferred)
+    for _ in range(3):  # each round cuts for the note; a shorter answer may name fewer facts
+        if not shown:
+            return cut
+        note = _inferred_note(shown)
+        # The note is never the part cut: the answer makes room for it.
+        cut = clip(text.rstrip(), max(MAX_ANSWER_CHARS - len(note), MAX_ANSWER_CHARS // 2))
+        still = _named_in(cut, shown)
+        if len(still) == len(shown):
+            break
+        shown = still
+    return cut + note if shown else cut
+
+
+def _inferred_note(facts: list[Fact]) -> str:
+    named = "; ".join(f.text for f in facts[:MAX_INFERRED_NAMED])
+    more = len(facts) - MAX_INFERRED_NAMED
     tail = f" and {more} more" if more > 0 else ""
-    note = f" (Inferred, not stated in the sources: {named}{tail}.)"
-    # The note is never the part cut: the answer makes room for it.
-    return clip(text.rstrip(), max(MAX_ANSWER_CHARS - len(note), MAX_ANSWER_CHARS // 2)) + note
+    return f" (Inferred, not stated in the sources: {named}{tail}.)"
+
+
+def _named_in(text: str, facts: list[Fact]) -> list[Fact]:
+    """The facts whose subject or object the text names."""
+    low = text.lower()
+    return [f for f in facts if f.subject_label.lower() in low or f.object_label.lower() in low]
