@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
-from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, STRONG_LINK, Candidate, Context
+from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, NAMED_HOW, STRONG_LINK, Candidate, Context
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
@@ -378,10 +378,6 @@ def _in_context(
     ):
         return None  # a listing asked for that shape; or nothing could cover the words better
     return reports.from_passages(ctx, alone=not first.answered)
-
-
-#: How a candidate was found when the question names it.
-NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation"})
 
 
 def _described(ctx: Context) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import STRONG_LINK, Context
+from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
@@ -81,7 +81,7 @@ PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior, and for a
     follow-up the conversation's subject and what lies near it in the graph."""
-    named = [c.iri for c in ctx.candidates if c.how in ("exact", "code", "fuzzy", "conversation")]
+    named = [c.iri for c in ctx.candidates if c.how in NAMED_HOW]
     weak = {c.iri for c in ctx.candidates if c.how == "exact" and c.score < STRONG_LINK}
     return ctx.engine.passages.rank(
         ctx.question,

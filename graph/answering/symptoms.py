@@ -9,6 +9,7 @@ from rdflib import URIRef
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import (
     DESCRIBED_COVERAGE,
+    NAMED_HOW,
     SEMANTIC_RELEVANT,
     STRONG_LINK,
     Candidate,
@@ -165,17 +166,13 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
     return ctx.answer(text, intents.OWNER, 0.55 + 0.45 * problems[0].score)
 
 
-#: How a candidate is found when the question names it rather than describes it.
-_NAMED = ("exact", "code", "fuzzy", "conversation")
-
-
 def _described_by_match(ctx: Context, problems: list[Candidate]) -> list[Candidate]:
     """``problems`` with those found by description (word overlap or meaning against their names
     and sentences) reordered by how well their best passage matches the whole question, after the
     ones the question names: "the traces show requests sitting in the queue" is nearer in meaning
     to "no trace available" by its words, but its statements are the queueing branch's."""
-    named = [c for c in problems if c.how in _NAMED]
-    described = [c for c in problems if c.how not in _NAMED]
+    named = [c for c in problems if c.how in NAMED_HOW]
+    described = [c for c in problems if c.how not in NAMED_HOW]
     if len(described) < 2:
         return problems
     best = _passage_scores(ctx, {c.iri for c in described})
