@@ -87,17 +87,20 @@ def _words(text: str) -> list[str]:
     return words
 
 
+def _word_file(name: str) -> list[str]:
+    """The lines of a word list shipped in ``stackgraph.ontology``, without blanks and comments."""
+    from importlib import resources
+
+    text = (resources.files("stackgraph.ontology") / name).read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
 @lru_cache(maxsize=1)
 def synonyms() -> dict[str, frozenset[str]]:
     """Stem -> the stems of the other words of its group in ``ontology/report_words.tsv``: the
     everyday words a report uses for what the graph says otherwise ("crawling" for "slow")."""
-    from importlib import resources
-
-    text = (resources.files("stackgraph.ontology") / "report_words.tsv").read_text(encoding="utf-8")
     found: dict[str, set[str]] = defaultdict(set)
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
+    for line in _word_file("report_words.tsv"):
         group = {t for word in line.split("\t") for t in terms(word.strip())}
         for t in group:
             found[t] |= group - {t}
@@ -108,10 +111,7 @@ def synonyms() -> dict[str, frozenset[str]]:
 def relational_words() -> frozenset[str]:
     """The words of ``ontology/relational_words.txt``: words that say what is asked of a subject
     ("threat", "drawbacks", "big"), never the subject a definition question asks about."""
-    from importlib import resources
-
-    text = (resources.files("stackgraph.ontology") / "relational_words.txt").read_text(encoding="utf-8")
-    return frozenset(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
+    return frozenset(w for line in _word_file("relational_words.txt") for w in line.split())
 
 
 @dataclass

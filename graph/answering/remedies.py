@@ -96,20 +96,15 @@ def fixes_alongside(ctx: Context, fix: str, said: str = "") -> str:
     size exceeds VRAM budget, as do max_num_seqs and kv_cache_dtype."; empty when it fixes
     nothing the graph names. A report that names one knob of a problem is often best served by
     the knobs beside it."""
-    label = ctx.catalog.display(fix)
-    for problem in ctx.facts(fix).iris(SG.mitigates)[:1]:
-        name = ctx.catalog.display(problem)
-        if name.lower() in said.lower():
-            continue
-        ctx.evidence.fact(fix, SG.mitigates, problem)
-        others = [o for o in ctx.facts(problem).incoming(SG.mitigates) if o != fix][:ALONGSIDE]
-        for other in others:
-            ctx.evidence.fact(other, SG.mitigates, problem)
-            ctx.evidence.entity(other)
-        also = (
-            f", as {'does' if len(others) == 1 else 'do'} {join([ctx.catalog.display(o) for o in others])}"
-            if others
-            else ""
-        )
-        return f"{label} fixes {name}{also}."
-    return ""
+    problems = ctx.facts(fix).iris(SG.mitigates)
+    if not problems or ctx.catalog.display(problems[0]).lower() in said.lower():
+        return ""
+    problem = problems[0]
+    ctx.evidence.fact(fix, SG.mitigates, problem)
+    others = [o for o in ctx.facts(problem).incoming(SG.mitigates) if o != fix][:ALONGSIDE]
+    for other in others:
+        ctx.evidence.fact(other, SG.mitigates, problem)
+        ctx.evidence.entity(other)
+    verb = "does" if len(others) == 1 else "do"
+    also = f", as {verb} {join([ctx.catalog.display(o) for o in others])}" if others else ""
+    return f"{ctx.catalog.display(fix)} fixes {ctx.catalog.display(problem)}{also}."
