@@ -118,6 +118,37 @@ def test_off_topic_follow_up_is_declined_and_standalone_question_has_no_context(
 
 
 @pytest.mark.parametrize(
+    "follow_up",
+    [
+        "and what about knitting a scarf?",  # leans by its wording ("and what about")
+        "how do I fix a leaking tap?",  # ordinary words only: read as leaning before
+        "what about my sourdough starter, it is not rising?",  # "it" is the starter
+    ],
+)
+def test_follow_up_bringing_its_own_subject_from_outside_the_graph_is_declined(
+    engine: Engine, follow_up: str
+) -> None:
+    conversation = Conversation()
+    assert engine.ask("what is NCCL?", conversation).answered
+    answer = engine.ask(follow_up, conversation)
+    assert not answer.answered
+    assert answer.context is None
+
+
+@pytest.mark.parametrize(
+    "follow_up", ["what about the KV cache?", "what about my inference pods?", "can it run on a desktop?"]
+)
+def test_follow_up_whose_subject_the_graph_knows_or_that_asks_about_it_leans_on_context(
+    engine: Engine, follow_up: str
+) -> None:
+    # A phrase the graph knows, or one said of "it" (what the conversation is about), is no
+    # subject from outside: the follow-up is still answered.
+    conversation = Conversation()
+    assert engine.ask("what is NCCL?", conversation).answered
+    assert engine.ask(follow_up, conversation).answered
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "Volume creation is failing after successful deployment",

@@ -19,6 +19,7 @@ the competition between answers, linking, the follow-up rules), and they could d
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -90,6 +91,48 @@ class Question:
                 foreign.append(word)
         return foreign, known
 
+    def foreign_subject(self, engine: Engine) -> str | None:
+        """The first thing the question introduces with an article or a possessive ("a leaking
+        tap", "my sourdough starter") whose head word the graph never uses, if any. A follow-up
+        that brings its own subject from outside the graph is about that subject, not the
+        conversation's ("what is PFC?" then "and what about knitting a scarf?"), however much
+        it leans on context by its wording. The head is the phrase's last word before a stopword
+        (at most ``PHRASE_WORDS``); a name, a word the graph uses (or a report-word synonym of
+        one), a word that only says what is asked ("the best way") and a slip of the keys are
+        not foreign. A phrase after a word pointing back at the conversation ("can it run on a
+        desktop?") says something of that subject, not a subject of its own."""
+        from stackgraph.graph.lexical import synonyms
+        from stackgraph.graph.linking import STOPWORDS
+
+        words = self.normalized.split()
+        named = {i for m in self.mentions for i in range(m.start, m.end)}
+        table = synonyms()
+        for i, word in enumerate(words):
+            if word in _REFERS_BACK:
+                return None  # "can it run on a desktop?" asks about "it": what runs where
+            if word not in _DETERMINERS:
+                continue
+            phrase = list(
+                itertools.takewhile(lambda w: w not in STOPWORDS, words[i + 1 : i + 1 + PHRASE_WORDS])
+            )
+            if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
+                continue
+            head = phrase[-1]
+            stems = terms(head)
+            if (
+                not head.isalpha()
+                or not stems
+                or head in relational_words()
+                or any(
+                    t in engine.lexical.idf or table.get(t, frozenset()) & engine.lexical.idf.keys()
+                    for t in stems
+                )
+                or _misspelt(engine, head)
+            ):
+                continue
+            return " ".join(phrase)
+        return None
+
     def with_intent(self, guess: intents.IntentGuess) -> Question:
         """The same question read with another intent (a follow-up taking its predecessor's)."""
         from dataclasses import replace
@@ -97,6 +140,12 @@ class Question:
         return replace(self, intent=guess)
 
 
+#: Words that open a phrase introducing a thing: "a leaking tap", "my sourdough starter".
+_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
+#: Words that point back at the conversation's subject ("can it run on a desktop?").
+_REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
+#: Words of such a phrase read to find its head word.
+PHRASE_WORDS = 4
 #: A word as written, with the joiners identifiers and versions use ("warp_drive_factor", "v2.1").
 _WRITTEN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/+]*")
 #: The last sentence of a text (what follows the last sentence end that has more after it).
