@@ -554,3 +554,25 @@ def test_the_inferred_note_names_only_what_the_cut_answer_still_says() -> None:
     assert len(said) <= MAX_ANSWER_CHARS
     assert "Alpha — fits in → L1" in said
     assert "Zeta" not in said  # its sentence was cut: the note does not name it either
+
+
+def test_a_report_word_synonym_of_a_graph_word_is_not_foreign(engine: Engine) -> None:
+    # "confirm" is no word of the graph, but the report-word table pairs it with "verify", which
+    # is: it says nothing outside the graph. "gaming" has no such partner.
+    question = Question.parse(engine, "how do I confirm the fabric is lossless for gaming?")
+    foreign, known = question.words_beyond_names(engine)
+    assert "confirm" not in foreign
+    assert "gaming" in foreign
+    assert known
+
+
+def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine) -> None:
+    def subject(text: str) -> str | None:
+        return Question.parse(engine, text).foreign_subject(engine)
+
+    assert subject("and what about knitting a scarf?") == "scarf"
+    assert subject("how do I fix a leaking tap?") == "leaking tap"
+    assert subject("what about the KV cache?") is None  # a name
+    assert subject("what about my inference pods?") is None  # words the graph uses
+    assert subject("what is the best way?") is None  # a word that only says what is asked
+    assert subject("can it run on a desktop?") is None  # said of "it", the conversation's subject

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 from stackgraph.graph.answering import intents
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
-from stackgraph.graph.lexical import relational_words, terms
+from stackgraph.graph.lexical import relational_words, synonyms, terms
+from stackgraph.graph.linking import STOPWORDS
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -85,7 +86,7 @@ class Question:
             stems = terms(word)
             if i in named or not stems:
                 continue
-            if any(t in engine.lexical.idf for t in stems):
+            if _graph_uses(engine, stems):
                 known = True
             elif word in engine.common_words and word not in relational_words():
                 foreign.append(word)
@@ -101,12 +102,8 @@ class Question:
         one), a word that only says what is asked ("the best way") and a slip of the keys are
         not foreign. A phrase after a word pointing back at the conversation ("can it run on a
         desktop?") says something of that subject, not a subject of its own."""
-        from stackgraph.graph.lexical import synonyms
-        from stackgraph.graph.linking import STOPWORDS
-
         words = self.normalized.split()
         named = {i for m in self.mentions for i in range(m.start, m.end)}
-        table = synonyms()
         for i, word in enumerate(words):
             if word in _REFERS_BACK:
                 return None  # "can it run on a desktop?" asks about "it": what runs where
@@ -123,10 +120,7 @@ class Question:
                 not head.isalpha()
                 or not stems
                 or head in relational_words()
-                or any(
-                    t in engine.lexical.idf or table.get(t, frozenset()) & engine.lexical.idf.keys()
-                    for t in stems
-                )
+                or _graph_uses(engine, stems)
                 or _misspelt(engine, head)
             ):
                 continue
@@ -243,6 +237,14 @@ def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, .
             continue
         found.append(word)
     return found
+
+
+def _graph_uses(engine: Engine, stems: list[str]) -> bool:
+    """Whether the graph uses a word (by its stems) or a report-word synonym of it: "confirm" is
+    no word of the graph, but "verify" is."""
+    idf = engine.lexical.idf
+    table = synonyms()
+    return any(t in idf or any(s in idf for s in table.get(t, ())) for t in stems)
 
 
 def _misspelt(engine: Engine, word: str) -> bool:
