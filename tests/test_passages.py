@@ -123,6 +123,7 @@ def test_off_topic_follow_up_is_declined_and_standalone_question_has_no_context(
         "and what about knitting a scarf?",  # leans by its wording ("and what about")
         "how do I fix a leaking tap?",  # ordinary words only: read as leaning before
         "what about my sourdough starter, it is not rising?",  # "it" is the starter
+        "so how do I cook rice?",  # no phrase of its own, but no word the graph uses
     ],
 )
 def test_follow_up_bringing_its_own_subject_from_outside_the_graph_is_declined(
@@ -136,7 +137,13 @@ def test_follow_up_bringing_its_own_subject_from_outside_the_graph_is_declined(
 
 
 @pytest.mark.parametrize(
-    "follow_up", ["what about the KV cache?", "what about my inference pods?", "can it run on a desktop?"]
+    "follow_up",
+    [
+        "what about the KV cache?",
+        "what about my inference pods?",
+        "can it run on a desktop?",
+        "which setting do I bump?",
+    ],
 )
 def test_follow_up_whose_subject_the_graph_knows_or_that_asks_about_it_leans_on_context(
     engine: Engine, follow_up: str

@@ -480,14 +480,15 @@ def _follow_up(
     # "what is a flurbo?" names something unknown: it stands alone (and is declined).
     # "what is the best pizza in Naples?" is in ordinary words too, but words the graph never uses
     # ("pizza") say it is about something else: it stands alone (and is declined). So does one
-    # that brings its own subject from outside the graph ("and what about knitting a scarf?").
+    # that brings its own subject from outside the graph ("and what about knitting a scarf?"), or
+    # says nothing the graph knows ("so how do I cook rice?") and does not point back.
     bare = (
         not named
         and all(w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
         and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
     )
     leans = Conversation.leans_on_context(text) or bare
-    if not leans or parsed.foreign_subject(engine):
+    if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
     if Conversation.refers_to_layer(text) or (
         intent == intents.LIST

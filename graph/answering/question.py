@@ -92,6 +92,15 @@ class Question:
                 foreign.append(word)
         return foreign, known
 
+    def only_foreign(self, engine: Engine) -> bool:
+        """Whether the question says nothing the graph knows besides its names and says some
+        ordinary word the graph never uses, without pointing back at a conversation: "so how do I
+        cook rice?" after "what is NCCL?" leans on context by its wording only."""
+        if any(w in _REFERS_BACK for w in self.normalized.split()):
+            return False
+        foreign, known = self.words_beyond_names(engine)
+        return bool(foreign) and not known
+
     def foreign_subject(self, engine: Engine) -> str | None:
         """The first thing the question introduces with an article or a possessive ("a leaking
         tap", "my sourdough starter") whose head word the graph never uses, if any. A follow-up
