@@ -576,3 +576,21 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     assert subject("what about my inference pods?") is None  # words the graph uses
     assert subject("what is the best way?") is None  # a word that only says what is asked
     assert subject("can it run on a desktop?") is None  # said of "it", the conversation's subject
+
+
+def test_asked_for_a_remedy_the_answer_names_what_fixes_one_of_several_causes(engine: Engine) -> None:
+    # Slow retrieval has three likely causes (index size, ranking, backend); asked only why,
+    # the answer lists them; asked how to improve it, it also says what fixes the first of them
+    # that the graph has a fix for (the vector index parameters fix the retrieval backend).
+    assert Question.parse(engine, "how can we improve it?").asks_for_remedy
+    assert not Question.parse(engine, "why is it slow?").asks_for_remedy
+    asked = engine.ask("retrieval takes too long per query, how can we improve it?")
+    assert asked.answered
+    assert "What fixes retrieval backend: HNSW" in asked.answer
+    assert any(f.predicate.endswith("#mitigates") for f in asked.facts)
+
+
+def test_fixes_defined_alike_are_explained_once(engine: Engine) -> None:
+    answer = engine.ask("retrieval takes too long per query, how can we improve it?").answer
+    assert "HNSW" in answer and "IVFPQ" in answer
+    assert answer.count("trades off query speed vs recall accuracy") == 1

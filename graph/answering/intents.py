@@ -186,6 +186,18 @@ def asks_for_advice(question: str) -> bool:
     return bool(_ADVICE.search(question))
 
 
+#: Words asking for a remedy rather than an explanation: "are there any solutions?", "how can we
+#: improve this?", "how do I avoid it?".
+_REMEDY = re.compile(
+    r"\b(solutions?|solve|fix|fixes|workarounds?|improve|speed (it |this |that )?up|reduce|avoid|prevent|mitigate|optimi[sz]e)\b",
+    _I,
+)
+
+
+def asks_for_remedy(question: str) -> bool:
+    return bool(_REMEDY.search(question))
+
+
 #: "Which layer handles evaluation and tracing?": a layer asked for by what it does.
 _LAYER_BY_ROLE = re.compile(
     r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b.{0,40}\b(handles?|deals? with|covers?|is responsible for|are responsible for|takes? care of|manages?)\b",

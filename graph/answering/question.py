@@ -14,7 +14,8 @@ the competition between answers, linking, the follow-up rules), and they could d
 - ``intent``: the intent guessed from the wording, with how clearly it was said;
 - ``unknown_names``: words of the sentence that asks, written as names (an identifier, an
   acronym, a capitalised or CamelCase word inside a sentence), that name nothing in the graph and
-  that the graph never uses.
+  that the graph never uses;
+- ``asks_for_remedy``: whether it asks for a fix ("are there any solutions?").
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class Question:
     model_hint: str | None
     intent: intents.IntentGuess
     unknown_names: tuple[str, ...] = ()
+    #: Whether it asks for a remedy ("any solution?", "how can we improve this?").
+    asks_for_remedy: bool = False
 
     @classmethod
     def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
@@ -61,6 +64,7 @@ class Question:
             model_hint=engine.linker.model_hint(text),
             intent=guess,
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
+            asks_for_remedy=intents.asks_for_remedy(text),
         )
 
     @property

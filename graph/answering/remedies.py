@@ -70,11 +70,13 @@ def fixes_for(ctx: Context, problem: str, said: str = "") -> str:
     names = [with_implementers(ctx, f) for f in fixes]
     if len(fixes) <= FIXES_EXPLAINED:
         # Few enough to say what each one is: a practice's name alone rarely says how.
+        given: set[str] = set()
         for n, fix in enumerate(fixes):
             rec = ctx.catalog.get(fix)
             if rec is not None and rec.definition:
                 what = without_leading_label(rec.definition, rec.label)
-                if what and not _said(what, said):
+                if what and not _said(what, said) and what not in given:
+                    given.add(what)  # two fixes defined alike (HNSW, IVFPQ) are explained once
                     ctx.evidence.fact(fix, SKOS.definition, rec.definition)
                     names[n] += f" ({first_sentences(what, 160).rstrip('.')})"
     return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."

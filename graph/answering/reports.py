@@ -373,8 +373,13 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
                 ctx.evidence.fact(iri, SG.likelyCause, cause)
             parts.append(f"Likely cause: {join(names[:3], 'or')}.")
         # What fixes it, or else what fixes its one likely cause: the 2am reader's next question.
+        # Asked for a remedy outright ("any solution?"), what fixes the first of several causes
+        # that has a fix is said too: the question wants a fix more than the list of causes.
         so_far = f"{said} {' '.join(parts)}"
-        fixes = fixes_for(ctx, iri, so_far) or (fixes_for(ctx, causes[0], so_far) if len(causes) == 1 else "")
+        fixes = fixes_for(ctx, iri, so_far)
+        asked = ctx.parsed is not None and ctx.parsed.asks_for_remedy
+        for cause in causes if len(causes) == 1 or asked else ():
+            fixes = fixes or fixes_for(ctx, cause, so_far)
         if fixes and fixes.lower() not in low:
             parts.append(fixes)
         look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]
