@@ -131,6 +131,7 @@ class LexicalIndex:
         #: How many entities carry each sentence: one said of many things says little about one.
         self.sentence_count: dict[str, int] = defaultdict(int)
         self._recent: dict[str, dict[str, float]] = {}
+        self._name_weights: dict[str, float] = {}
         #: term -> the entities whose names or sentences contain it (only those are scored).
         self.postings: dict[str, set[str]] = defaultdict(set)
         frequency: dict[str, int] = defaultdict(int)
@@ -173,24 +174,32 @@ class LexicalIndex:
     def weight(self, term: str) -> float:
         return self.idf.get(term, self._default_idf)
 
-    def score(self, query_terms: set[str], iri: str) -> float:
+    def score(self, query_terms: set[str], iri: str, total: float | None = None) -> float:
         """0-1: how well the entity matches the query.
 
         The better of two readings: the query names the entity (its words cover the entity's
         names), or the query describes it (its words are found in the entity's names and sentences).
+        ``total`` is the query's weight when the caller scores many entities for one query.
         """
         doc = self.docs.get(iri)
         if doc is None or not query_terms:
             return 0.0
-        total = math.fsum(self.weight(t) for t in query_terms)
+        if total is None:
+            total = math.fsum(self.weight(t) for t in query_terms)
         in_names = math.fsum(self.weight(t) for t in query_terms & doc.name_terms)
         in_texts = math.fsum(self.weight(t) for t in (query_terms & doc.text_terms) - doc.name_terms)
         named = 0.0
         if doc.name_terms:
-            name_total = math.fsum(self.weight(t) for t in doc.name_terms)
-            named = 0.5 * (in_names / total) + 0.5 * (in_names / name_total)
+            named = 0.5 * (in_names / total) + 0.5 * (in_names / self._name_weight(iri, doc))
         described = 0.85 * (in_names + in_texts) / total
         return max(named, described)
+
+    def _name_weight(self, iri: str, doc: _Doc) -> float:
+        """The weight of an entity's name words, summed once per entity (not once per query)."""
+        found = self._name_weights.get(iri)
+        if found is None:
+            found = self._name_weights[iri] = math.fsum(self.weight(t) for t in doc.name_terms)
+        return found
 
     def search(
         self, text: str, candidates: Iterable[str] | None = None, k: int = 10
@@ -210,7 +219,8 @@ class LexicalIndex:
         if cached is None:
             query_terms = set(terms(text))
             touched = set().union(*(self.postings.get(t, ()) for t in query_terms)) if query_terms else set()
-            cached = {iri: s for iri in touched if (s := self.score(query_terms, iri)) > 0}
+            total = math.fsum(self.weight(t) for t in query_terms)
+            cached = {iri: s for iri in touched if (s := self.score(query_terms, iri, total)) > 0}
             if len(self._recent) >= 128:
                 self._recent.pop(next(iter(self._recent)))
             self._recent[text] = cached

@@ -185,12 +185,21 @@ class PassageIndex:
 
     def coverage(self, query_terms: Iterable[str], passage: int | Passage) -> float:
         """Share (by IDF) of the question's known terms that the passage contains."""
-        wanted = {t for t in query_terms if t in self.idf}
+        i = passage if isinstance(passage, int) else self.index_of[passage.key]
+        return self._covered(self._known_weights(query_terms), i)
+
+    def _known_weights(self, query_terms: Iterable[str]) -> tuple[dict[str, float], float]:
+        """The question's known terms with their IDF, and their sum: what ``_covered`` divides by,
+        computed once per question rather than once per passage ranked."""
+        wanted = {t: self.idf[t] for t in set(query_terms) if t in self.idf}
+        return wanted, math.fsum(wanted.values())
+
+    def _covered(self, weights: tuple[dict[str, float], float], i: int) -> float:
+        wanted, total = weights
         if not wanted:
             return 0.0
-        i = passage if isinstance(passage, int) else self.index_of[passage.key]
         have = self._terms[i]
-        return math.fsum(self.idf[t] for t in wanted if t in have) / math.fsum(self.idf[t] for t in wanted)
+        return math.fsum(w for t, w in wanted.items() if t in have) / total
 
     def shared_terms(self, query_terms: Iterable[str], passage: Passage) -> set[str]:
         """The question's terms the passage contains (its subject's names included)."""
@@ -301,9 +310,10 @@ class PassageIndex:
         pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
         if semantic is not None:
             pool |= set(sorted(range(len(semantic)), key=semantic.__getitem__)[-SEMANTIC_POOL:])
+        weights = self._known_weights(query_terms)
         for i in pool:
             passage = self.passages[i]
-            lex = lexical.get(i, 0.0) * (0.5 + 0.5 * self.coverage(query_terms, i))
+            lex = lexical.get(i, 0.0) * (0.5 + 0.5 * self._covered(weights, i))
             sem = max(0.0, semantic[i]) if semantic is not None else 0.0
             fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic is not None else lex
             if passage.subject in problems:
