@@ -8,6 +8,7 @@ conversation id).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from stackgraph.graph.model import Answer
@@ -28,6 +29,8 @@ class Turn:
     intent: str
     focus: str | None  # the IRI the answer was mainly about
     layers: tuple[str, ...]  # the layer IRIs it named
+    #: The engine declined it: it was about something the graph lacks.
+    declined: bool = False
 
 
 @dataclass
@@ -37,23 +40,39 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     max_turns: int = 20
 
-    def remember(self, answer: Answer) -> None:
-        focus = next((e.iri for e in answer.entities if not e.code), None)
-        if focus is None and answer.entities:
-            focus = answer.entities[0].iri
-        layers = tuple(e.iri for e in answer.entities if e.code)
-        self.turns.append(Turn(answer.question, answer.intent, focus, layers))
+    def remember(self, answer: Answer, named: Sequence[str] = ()) -> None:
+        """Record a turn. A declined one is kept too, about the first thing its question named
+        (``named``), if any: after "what is PFC?" and "how do I bake sourdough bread?" (declined,
+        naming nothing), "how long does it take?" is about the bread, not PFC; after "who
+        invented the GPU?" (declined), "what layer is it in?" is about the GPU. Input that was no
+        question at all (``answer.error``) is no turn."""
+        if answer.error:
+            return
+        if not answer.answered:
+            self.turns.append(
+                Turn(answer.question, answer.intent, next(iter(named), None), (), declined=True)
+            )
+        else:
+            focus = next((e.iri for e in answer.entities if not e.code), None)
+            if focus is None and answer.entities:
+                focus = answer.entities[0].iri
+            layers = tuple(e.iri for e in answer.entities if e.code)
+            self.turns.append(Turn(answer.question, answer.intent, focus, layers))
         del self.turns[: -self.max_turns]
 
     @property
     def focus(self) -> str | None:
-        """The entity the last answered turn was about."""
-        return next((t.focus for t in reversed(self.turns) if t.focus), None)
+        """The entity the last turn that had one was about; a declined turn ends the search with
+        what it named, or nothing."""
+        return next((t.focus for t in reversed(self.turns) if t.focus or t.declined), None)
 
     @property
     def last_layer(self) -> str | None:
-        """The layer most recently named (for "that layer")."""
-        return next((t.layers[0] for t in reversed(self.turns) if t.layers), None)
+        """The layer most recently named (for "that layer"); none after a declined turn."""
+        return next(
+            ((None if t.declined else t.layers[0]) for t in reversed(self.turns) if t.layers or t.declined),
+            None,
+        )
 
     @staticmethod
     def leans_on_context(question: str) -> bool:

@@ -155,6 +155,43 @@ def test_follow_up_whose_subject_the_graph_knows_or_that_asks_about_it_leans_on_
     assert engine.ask(follow_up, conversation).answered
 
 
+def test_follow_up_pointing_back_at_a_declined_turn_is_declined(engine: Engine) -> None:
+    # "it" is the bread the declined turn asked about, not PFC from the turn before.
+    conversation = Conversation()
+    assert engine.ask("what is PFC?", conversation).answered
+    assert not engine.ask("how do I bake sourdough bread?", conversation).answered
+    assert not engine.ask("how long does it take?", conversation).answered
+    # A question that names its subject is answered, and context resumes from it.
+    assert engine.ask("what is NCCL?", conversation).answered
+    follow = engine.ask("how do I check it?", conversation)
+    assert follow.answered and follow.context and "NCCL" in follow.context
+
+
+def test_follow_up_after_a_declined_turn_about_a_known_thing_is_about_that_thing(engine: Engine) -> None:
+    # "who invented the GPU?" is declined (no people in the graph), but it was about the GPU.
+    conversation = Conversation()
+    assert engine.ask("what is PFC?", conversation).answered
+    assert not engine.ask("who invented the GPU?", conversation).answered
+    follow = engine.ask("what layer is it in?", conversation)
+    assert follow.answered
+    assert follow.context == "GPU"
+
+
+def test_follow_up_after_a_name_the_graph_lacks_is_declined(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("what is NCCL?", conversation).answered
+    assert not engine.ask("what is CXL memory pooling?", conversation).answered
+    assert not engine.ask("where does it fit?", conversation).answered
+
+
+def test_input_that_is_no_question_keeps_the_conversation(engine: Engine) -> None:
+    conversation = Conversation()
+    assert engine.ask("what is PFC?", conversation).answered
+    assert engine.ask("   ", conversation).error
+    follow = engine.ask("how do I check it?", conversation)
+    assert follow.answered and follow.context and "PFC" in follow.context
+
+
 @pytest.mark.parametrize(
     "question",
     [

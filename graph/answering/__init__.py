@@ -243,21 +243,36 @@ def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
 def answer_question(
     engine: Engine, question: object, conversation: Conversation | None = None, intent: str | None = None
 ) -> Answer:
+    answer, parsed = _answer(engine, question, conversation, intent)
+    if conversation is not None:
+        # Declined turns too: "it" in the next question means what they asked about, which is
+        # nothing the graph has when they asked about a name it lacks ("what is CXL memory?").
+        known = parsed is not None and not parsed.unknown_names
+        conversation.remember(answer, parsed.named if known else ())
+    return answer
+
+
+def _answer(
+    engine: Engine, question: object, conversation: Conversation | None, intent: str | None
+) -> tuple[Answer, Question | None]:
+    """The answer, and the question parsed (None for input that is no question)."""
     try:
         text = sanitize(question)
     except InvalidQuestion as error:
         shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
-        return declined(engine, shown, error=str(error))
+        return declined(engine, shown, error=str(error)), None
     parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None)
     guess = parsed.intent
     if _ASKS_FOR_PERSON.match(text) and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while
         # "who owns CrashLoopBackOff?" asks for a layer.
-        return declined(engine, text, intent=guess.intent)
+        return declined(engine, text, intent=guess.intent), parsed
     if guess.intent in ASKS_ABOUT_A_NAME and parsed.unknown_names:
         # "What is CXL memory pooling?": the thing to define or place is written as a name the
         # graph lacks; what it knows of the words around it ("memory") is not that thing.
-        return declined(engine, text, intent=guess.intent, unknown=parsed.unknown_names)
+        return declined(engine, text, intent=guess.intent, unknown=parsed.unknown_names), parsed
+    if conversation is not None and _about_the_declined(parsed, conversation):
+        return declined(engine, text, intent=guess.intent), parsed
     if (
         guess.intent is None
         and conversation is not None
@@ -305,9 +320,7 @@ def answer_question(
     answer = chosen
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
-    if conversation is not None and answer.answered:
-        conversation.remember(answer)
-    return answer
+    return answer, parsed
 
 
 #: Intents that ask about one thing by its name: to define it or to say where it fits.
@@ -507,6 +520,19 @@ def _follow_up(
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
+
+
+def _about_the_declined(parsed: Question, conversation: Conversation) -> bool:
+    """Whether a question names nothing and points back ("how long does it take?") right after a
+    turn the engine declined that named nothing the graph has ("how do I bake sourdough bread?"):
+    "it" is that turn's subject, which the graph lacks, not what an older turn was about."""
+    return (
+        bool(conversation.turns)
+        and conversation.turns[-1].declined
+        and conversation.turns[-1].focus is None
+        and not parsed.mentions
+        and _is_pronoun_question(parsed.text)
+    )
 
 
 def _is_pronoun_question(text: str) -> bool:
