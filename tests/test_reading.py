@@ -594,3 +594,15 @@ def test_fixes_defined_alike_are_explained_once(engine: Engine) -> None:
     answer = engine.ask("retrieval takes too long per query, how can we improve it?").answer
     assert "HNSW" in answer and "IVFPQ" in answer
     assert answer.count("trades off query speed vs recall accuracy") == 1
+
+
+@pytest.mark.slow
+def test_a_lone_passage_match_with_no_meaning_in_common_is_declined(semantic_engine: Engine) -> None:
+    # "mount" is the only word "how tall is Mount Everest?" shares with "CSI mounts storage",
+    # and the two are unrelated in meaning (cosine at or below zero): that is no answer.
+    assert not semantic_engine.ask("how tall is Mount Everest?").answered
+
+
+def test_a_question_for_a_person_is_declined_after_a_joining_word(engine: Engine) -> None:
+    assert not engine.ask("and who won the election?").answered
+    assert engine.ask("ok, who owns CrashLoopBackOff?").answered  # asks for a layer

@@ -52,7 +52,9 @@ BARE_UNKNOWN = 1
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
-_ASKS_FOR_PERSON = re.compile(r"^\s*(who|whom|whose)\b", re.IGNORECASE)
+_ASKS_FOR_PERSON = re.compile(
+    r"^\s*(?:(?:and|so|ok|okay|also|then|but)\b[\s,]*)*(who|whom|whose)\b", re.IGNORECASE
+)
 #: Typographic quotes as typed on phones and pasted from documents, read as the plain ones the
 #: wording cues are written with ("what’s" is "what's").
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})

@@ -142,7 +142,9 @@ def from_passages(
     if not hits or hits[0].score < min_score:
         return None
     if alone and not _corroborated(ctx, hits[0]):
-        if use_semantic and ctx.engine.semantic and hits[0].semantic > 0:
+        # Meaning decides when it was measured, a cosine of zero or below included ("how tall is
+        # Mount Everest?" shares "mount" with "CSI mounts storage" and nothing of its meaning).
+        if use_semantic and ctx.engine.passages.semantic(ctx.question) is not None:
             if hits[0].semantic < ALONE_SEMANTIC:
                 return None
         elif ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE:
