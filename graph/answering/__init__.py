@@ -508,7 +508,7 @@ def _follow_up(
     if Conversation.refers_to_layer(text) or (
         intent == intents.LIST
         and not named
-        and (not _is_pronoun_question(text) or Conversation.asks_for_siblings(text))
+        and (not parsed.points_back or Conversation.asks_for_siblings(text))
     ):
         layer = conversation.last_layer
         if layer is None and conversation.focus and engine.catalog.is_a(conversation.focus, SG.Layer):
@@ -518,7 +518,7 @@ def _follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
-    if named and (not _is_pronoun_question(text) or len(parsed.terms) >= STANDALONE_TERMS):
+    if named and (not parsed.points_back or len(parsed.terms) >= STANDALONE_TERMS):
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
@@ -533,9 +533,5 @@ def _about_the_declined(parsed: Question, conversation: Conversation) -> bool:
         and conversation.turns[-1].declined
         and conversation.turns[-1].focus is None
         and not parsed.mentions
-        and _is_pronoun_question(parsed.text)
+        and parsed.points_back
     )
-
-
-def _is_pronoun_question(text: str) -> bool:
-    return bool(re.search(r"\b(it|its|it's|that|this|they|them|those|these)\b", text, re.IGNORECASE))

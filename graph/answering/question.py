@@ -96,11 +96,17 @@ class Question:
                 foreign.append(word)
         return foreign, known
 
+    @property
+    def points_back(self) -> bool:
+        """Whether it says "it", "that", "those" ...: words that point back at something said
+        before ("how do I check it?")."""
+        return any(w in _REFERS_BACK for w in self.normalized.split())
+
     def only_foreign(self, engine: Engine) -> bool:
         """Whether the question says nothing the graph knows besides its names and says some
         ordinary word the graph never uses, without pointing back at a conversation: "so how do I
         cook rice?" after "what is NCCL?" leans on context by its wording only."""
-        if any(w in _REFERS_BACK for w in self.normalized.split()):
+        if self.points_back:
             return False
         foreign, known = self.words_beyond_names(engine)
         return bool(foreign) and not known
