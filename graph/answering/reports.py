@@ -380,8 +380,11 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         so_far = f"{said} {' '.join(parts)}"
         fixes = fixes_for(ctx, iri, so_far)
         asked = ctx.parsed is not None and ctx.parsed.asks_for_remedy
-        for cause in causes if len(causes) == 1 or asked else ():
-            fixes = fixes or fixes_for(ctx, cause, so_far)
+        if not fixes and (len(causes) == 1 or asked):
+            for cause in causes:
+                fixes = fixes_for(ctx, cause, so_far)
+                if fixes:
+                    break
         if fixes and fixes.lower() not in low:
             parts.append(fixes)
         look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]
