@@ -606,3 +606,13 @@ def test_a_lone_passage_match_with_no_meaning_in_common_is_declined(semantic_eng
 def test_a_question_for_a_person_is_declined_after_a_joining_word(engine: Engine) -> None:
     assert not engine.ask("and who won the election?").answered
     assert engine.ask("ok, who owns CrashLoopBackOff?").answered  # asks for a layer
+
+
+@pytest.mark.slow
+def test_a_statement_its_subjects_name_already_says_is_not_repeated(semantic_engine: Engine) -> None:
+    # The triage branch "Latency increased: time going to retrieval" answers "retrieval": the
+    # answer says the branch once, not "...: time going to retrieval: retrieval".
+    answer = semantic_engine.ask("the time is going to retrieval, what now?")
+    assert answer.answered
+    assert "Latency increased: time going to retrieval" in answer.answer
+    assert "time going to retrieval: retrieval" not in answer.answer

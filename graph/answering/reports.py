@@ -281,17 +281,26 @@ def said_already(text: str, said: str) -> bool:
 
 def _spelled_out(ctx: Context, passage: Passage, said: str) -> str:
     """The passage with its subject's acronym spelled out the first time the answer names it
-    ("SSE (Server-Sent Events): ..."), as a definition answer names it."""
+    ("SSE (Server-Sent Events): ..."), as a definition answer names it. A statement its subject's
+    name already says is the name alone: a triage branch "Throughput dropped: data loading
+    starved" answering "data loading starved" is not said twice."""
     label = ctx.catalog.display(passage.subject)
+    text = passage.text
+    if (
+        not passage.relation
+        and passage.object.lower() in label.lower()
+        and text == f"{label}: {passage.object}"
+    ):
+        text = label
     spelled = expansion(ctx, passage.subject)
     if (
         not spelled
-        or not passage.text.startswith(label)
-        or spelled.lower() in passage.text.lower()
+        or not text.startswith(label)
+        or spelled.lower() in text.lower()
         or label.lower() in said.lower()
     ):
-        return passage.text
-    return f"{label} ({spelled}){passage.text[len(label) :]}"
+        return text
+    return f"{label} ({spelled}){text[len(label) :]}"
 
 
 def _echo(ctx: Context, passage: Passage, said: str) -> str:
