@@ -69,6 +69,10 @@ async def test_stdio_with_the_official_sdk_client():
         await _exercise(client)
 
 
+#: Process start to the initialize answer, at most.
+INITIALIZE_SECONDS = 10.0
+
+
 def test_stdio_stdout_carries_only_protocol_and_initialize_is_fast():
     """Raw JSON-RPC over the pipes: time to the initialize answer, and every stdout line is protocol."""
     started = time.perf_counter()
@@ -96,7 +100,10 @@ def test_stdio_stdout_carries_only_protocol_and_initialize_is_fast():
     latency = time.perf_counter() - started
     print(f"initialize answered {latency:.2f} s after process start")
     assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "stackgraph"
-    assert latency < 6.0, f"initialize took {latency:.2f} s"
+    # About 1.5 s on an idle machine. The bound catches the costly regression (importing
+    # sentence-transformers and torch before serving: 10 s and more) and leaves room for a busy
+    # machine (7.4 s seen with six scoring processes on the same two cores).
+    assert latency < INITIALIZE_SECONDS, f"initialize took {latency:.2f} s"
     messages = [
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
