@@ -69,10 +69,12 @@ class Conversation:
     @property
     def last_layer(self) -> str | None:
         """The layer most recently named (for "that layer"); none after a declined turn."""
-        return next(
-            ((None if t.declined else t.layers[0]) for t in reversed(self.turns) if t.layers or t.declined),
-            None,
-        )
+        for turn in reversed(self.turns):
+            if turn.declined:
+                return None
+            if turn.layers:
+                return turn.layers[0]
+        return None
 
     @staticmethod
     def leans_on_context(question: str) -> bool:

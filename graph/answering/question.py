@@ -83,7 +83,7 @@ class Question:
         """The question's words outside its names that the graph never uses and that are ordinary
         English ("gaming"; not a name it lacks like "gdrcopy", nor words that only say what is
         asked), and whether it says any word the graph does use besides its names."""
-        named = {i for m in self.mentions for i in range(m.start, m.end)}
+        named = _positions(self.mentions)
         foreign: list[str] = []
         known = False
         for i, word in enumerate(self.normalized.split()):
@@ -122,7 +122,7 @@ class Question:
         not foreign. A phrase after a word pointing back at the conversation ("can it run on a
         desktop?") says something of that subject, not a subject of its own."""
         words = self.normalized.split()
-        named = {i for m in self.mentions for i in range(m.start, m.end)}
+        named = _positions(self.mentions)
         for i, word in enumerate(words):
             if word in _REFERS_BACK:
                 return None  # "can it run on a desktop?" asks about "it": what runs where
@@ -182,6 +182,11 @@ def looks_like_a_name(word: str, starts_sentence: bool) -> bool:
     )
 
 
+def _positions(mentions: tuple[Mention, ...]) -> set[int]:
+    """The word positions (in the normalized question) that the mentions cover."""
+    return {i for m in mentions for i in range(m.start, m.end)}
+
+
 def _unknown(engine: Engine, text: str, mentions: tuple[Mention, ...], intent: str | None) -> list[str]:
     """What the question asks about that the graph lacks, in the order the question says it: the
     names it does not know and, for a definition, the words of its subject it never uses."""
@@ -196,7 +201,7 @@ def _unknown(engine: Engine, text: str, mentions: tuple[Mention, ...], intent: s
 def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> list[str]:
     """The words written as names that no mention covers and whose stems the graph never uses:
     what the question names that the graph does not know ("CXL" of "what is CXL memory pooling?")."""
-    named = {i for m in mentions for i in range(m.start, m.end)}
+    named = _positions(mentions)
     found: list[str] = []
     # Only the sentence that asks: "We tier the KV cache to CPU RAM and NVMe. Which layers does
     # that involve?" names RAM as context, not as what to define or place.
@@ -239,7 +244,7 @@ def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, .
     match = _ASKS_TO_DEFINE.match(text[offset:])
     if match is None:
         return []
-    named = {i for m in mentions for i in range(m.start, m.end)}
+    named = _positions(mentions)
     start = offset + match.start("subject")
     first = len(normalize(text[:start]).split())
     found: list[str] = []
