@@ -124,6 +124,10 @@ def test_off_topic_follow_up_is_declined_and_standalone_question_has_no_context(
         "how do I fix a leaking tap?",  # ordinary words only: read as leaning before
         "what about my sourdough starter, it is not rising?",  # "it" is the starter
         "so how do I cook rice?",  # no phrase of its own, but no word the graph uses
+        "and how do I repair my bicycle wheel?",  # a wheel the graph could know, but a bicycle's
+        "and how do I learn to paint?",  # the thing to do ("to paint") is outside the graph
+        "is it going to snow tonight?",  # "it" points at nothing said: the weather's "it"
+        "how much would it cost to visit Lisbon?",  # only asking words ("cost") besides outside ones
     ],
 )
 def test_follow_up_bringing_its_own_subject_from_outside_the_graph_is_declined(
@@ -143,6 +147,9 @@ def test_follow_up_bringing_its_own_subject_from_outside_the_graph_is_declined(
         "what about my inference pods?",
         "can it run on a desktop?",
         "which setting do I bump?",
+        "ok, and how do I check it?",  # "ok" is chatter, not a subject from outside
+        "is it worth it?",
+        "what's the quickest way to fix it?",
     ],
 )
 def test_follow_up_whose_subject_the_graph_knows_or_that_asks_about_it_leans_on_context(

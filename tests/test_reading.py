@@ -576,6 +576,19 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     assert subject("what about my inference pods?") is None  # words the graph uses
     assert subject("what is the best way?") is None  # a word that only says what is asked
     assert subject("can it run on a desktop?") is None  # said of "it", the conversation's subject
+    assert subject("how do I oil my bicycle wheel?") == "bicycle wheel"  # a wheel, but a bicycle's
+    assert subject("how do I learn to paint?") == "paint"  # a thing to do
+    assert subject("how do I learn to debug it?") is None  # a thing to do the graph knows
+
+
+def test_only_foreign_counts_words_that_only_say_what_is_asked_as_nothing(engine: Engine) -> None:
+    def only_foreign(text: str) -> bool:
+        return Question.parse(engine, text).only_foreign(engine)
+
+    assert only_foreign("so how do I cook rice?")
+    assert only_foreign("how much would it cost to visit Lisbon?")  # "cost", "much" ask; "it" is idle
+    assert not only_foreign("can it run on a desktop?")  # "run" is said of the conversation's "it"
+    assert not only_foreign("ok, how do I check it?")  # chatter and asking words only: nothing foreign
 
 
 def test_asked_for_a_remedy_the_answer_names_what_fixes_one_of_several_causes(engine: Engine) -> None:

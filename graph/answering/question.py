@@ -103,13 +103,21 @@ class Question:
         return any(w in _REFERS_BACK for w in self.normalized.split())
 
     def only_foreign(self, engine: Engine) -> bool:
-        """Whether the question says nothing the graph knows besides its names and says some
-        ordinary word the graph never uses, without pointing back at a conversation: "so how do I
-        cook rice?" after "what is NCCL?" leans on context by its wording only."""
-        if self.points_back:
-            return False
-        foreign, known = self.words_beyond_names(engine)
-        return bool(foreign) and not known
+        """Whether the question says some ordinary word the graph never uses and nothing the graph
+        knows besides its names and words that only say what is asked ("cost", "going"): "so how
+        do I cook rice?" after "what is NCCL?" leans on context by its wording only, and the "it"
+        of "is it going to rain?" or "how much does it cost to fly to Tokyo?" points at nothing
+        said before. "can it run on a desktop?" says "run" of the conversation's subject."""
+        named = _positions(self.mentions)
+        foreign = False
+        for i, word in enumerate(self.normalized.split()):
+            stems = terms(word)
+            if i in named or not stems or word in relational_words():
+                continue
+            if _graph_uses(engine, stems):
+                return False
+            foreign = foreign or word in engine.common_words
+        return foreign
 
     def foreign_subject(self, engine: Engine) -> str | None:
         """The first thing the question introduces with an article or a possessive ("a leaking
@@ -133,17 +141,11 @@ class Question:
             )
             if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
                 continue
-            head = phrase[-1]
-            stems = terms(head)
-            if (
-                not head.isalpha()
-                or not stems
-                or head in relational_words()
-                or _graph_uses(engine, stems)
-                or _misspelt(engine, head)
-            ):
-                continue
-            return " ".join(phrase)
+            # The head word, or an ordinary English word before it ("my bike chain": a chain,
+            # but a bike's): either says the thing is not the graph's.
+            modifiers = [w for w in phrase[:-1] if w in engine.common_words]
+            if any(_foreign_word(engine, w) for w in [phrase[-1], *modifiers]):
+                return " ".join(phrase)
         return None
 
     def with_intent(self, guess: intents.IntentGuess) -> Question:
@@ -153,8 +155,9 @@ class Question:
         return replace(self, intent=guess)
 
 
-#: Words that open a phrase introducing a thing: "a leaking tap", "my sourdough starter".
-_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
+#: Words that open a phrase introducing a thing or a thing to do: "a leaking tap", "my sourdough
+#: starter", "(learn) to swim".
+_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some", "to"})
 #: Words that point back at the conversation's subject ("can it run on a desktop?").
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
 #: Words of such a phrase read to find its head word.
@@ -269,6 +272,20 @@ def _graph_uses(engine: Engine, stems: list[str]) -> bool:
     idf = engine.lexical.idf
     table = synonyms()
     return any(t in idf or any(s in idf for s in table.get(t, ())) for t in stems)
+
+
+def _foreign_word(engine: Engine, word: str) -> bool:
+    """Whether a word of a phrase says a thing outside the graph: a plain word (no number or
+    identifier) the graph never uses, that does not only say what is asked ("the best way") and
+    is no slip of the keys for a word it does."""
+    stems = terms(word)
+    return (
+        word.isalpha()
+        and bool(stems)
+        and word not in relational_words()
+        and not _graph_uses(engine, stems)
+        and not _misspelt(engine, word)
+    )
 
 
 def _misspelt(engine: Engine, word: str) -> bool:

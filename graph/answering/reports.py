@@ -147,7 +147,12 @@ def from_passages(
         if use_semantic and ctx.engine.passages.semantic(ctx.question) is not None:
             if hits[0].semantic < ALONE_SEMANTIC:
                 return None
-        elif ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE:
+        elif (
+            ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE
+            or ctx.parsed.words_beyond_names(ctx.engine)[0]
+        ):
+            # Without the model, coverage counts only the graph's words: ordinary words it never
+            # uses ("how do I learn to paint?") say the question is about something else.
             return None
     if hits[0].score < ASSERT_SCORE and len(shared_words(ctx, hits[0])) < HEDGE_WORDS:
         ctx.passages_guess = True
