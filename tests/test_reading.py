@@ -629,3 +629,48 @@ def test_a_statement_its_subjects_name_already_says_is_not_repeated(semantic_eng
     assert answer.answered
     assert "Latency increased: time going to retrieval" in answer.answer
     assert "time going to retrieval: retrieval" not in answer.answer
+
+
+def test_who_asks_for_a_relation_of_the_graph_when_its_verb_names_one(engine: Engine) -> None:
+    # "deploys" is a relation of the graph (the GPU Operator deploys the MIG manager); "invented"
+    # is none: the graph holds no people.
+    conversation = Conversation()
+    assert engine.ask("what is MIG?", conversation).answered
+    follow = engine.ask("who deploys it on Kubernetes?", conversation)
+    assert follow.answered and "GPU Operator" in follow.answer
+    assert not engine.ask("who invented the GPU?").answered
+
+
+def test_a_follow_up_asking_one_thing_of_it_leans_and_one_about_the_weather_does_not(
+    engine: Engine,
+) -> None:
+    conversation = Conversation()
+    assert engine.ask("what is the KV cache?", conversation).answered
+    eats = engine.ask("and what eats into it?", conversation)  # one word the graph lacks, of "it"
+    assert eats.answered and eats.context == "KV cache"
+    conversation = Conversation()
+    assert engine.ask("what is the KV cache?", conversation).answered
+    assert not engine.ask("will it snow on Christmas?", conversation).answered  # "it" is idle
+
+
+@pytest.mark.slow
+def test_what_is_asked_of_it_is_no_name_the_graph_lacks(semantic_engine: Engine) -> None:
+    # "the most important habit with it" asks something of Terraform; "habit" is no entity to
+    # define, so the follow-up is not declined for lacking one.
+    conversation = Conversation()
+    assert semantic_engine.ask("what is Terraform used for here?", conversation).answered
+    follow = semantic_engine.ask("what's the most important habit with it?", conversation)
+    assert follow.answered and "plan" in follow.answer
+
+
+@pytest.mark.slow
+def test_a_sentence_that_defines_an_entity_is_its_passage_however_often_it_is_repeated(
+    semantic_engine: Engine,
+) -> None:
+    # The runaway agent loop is defined by a sentence the seed repeats on two other entities; a
+    # remark repeated that often is dropped from the passages, a definition is not, so the
+    # report finds the runaway loop and what stops it.
+    texts = [p.text for p in semantic_engine.passages.passages]
+    assert any(t.startswith("Agent loop does not terminate: Loops that fail") for t in texts)
+    answer = semantic_engine.ask("my agent never stops looping, how do I stop that from happening?")
+    assert answer.answered and "iteration limit" in answer.answer

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, NAMED_HOW, STRONG_LINK, Candidate, Context
-from stackgraph.graph.answering.evidence import Evidence
+from stackgraph.graph.answering.evidence import Evidence, relation_words
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.conversation import Conversation
@@ -53,7 +53,10 @@ BARE_UNKNOWN = 1
 STANDALONE_TERMS = 7
 
 _ASKS_FOR_PERSON = re.compile(
-    r"^\s*(?:(?:and|so|ok|okay|also|then|but)\b[\s,]*)*(who|whom|whose)\b", re.IGNORECASE
+    r"^\s*(?:(?:and|so|ok|okay|also|then|but)\b[\s,]*)*(?:who|whom|whose)\b"
+    r"(?:\s+(?:is|are|was|were|does|do|did|will|would|can|could|should|actually|really))*"
+    r"\s*(?P<verb>[a-z]*)",
+    re.IGNORECASE,
 )
 #: Typographic quotes as typed on phones and pasted from documents, read as the plain ones the
 #: wording cues are written with ("what’s" is "what's").
@@ -197,7 +200,7 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
         if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= DESCRIBED_COVERAGE:
             found[iri] = Candidate(iri, score, "lexical")
     # A question about a person ("who is ...") is about nobody in this graph unless it names them.
-    described = [] if _ASKS_FOR_PERSON.match(question) else linker.semantic(question, k=5)
+    described = [] if _asks_for_a_person(engine, question) else linker.semantic(question, k=5)
     for iri, score, _text in described:
         # Meaning alone can be fooled by a question's frame ("which layer owns my headache" is
         # close to "which layer owns your problem"): the match must share a content word too.
@@ -206,6 +209,17 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             if prior is None or prior.score < score:
                 found[iri] = Candidate(iri, score, "semantic")
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
+
+
+def _asks_for_a_person(engine: Engine, question: str) -> bool:
+    """Whether a "who" question asks for a person, whom the graph never holds ("who invented the
+    GPU?"), rather than for what stands in one of the graph's relations to something ("who
+    deploys it?", "who is responsible for scheduling?": its verb is a word of a property's
+    label, such as "deploys" or "responsibility")."""
+    match = _ASKS_FOR_PERSON.match(question)
+    if match is None:
+        return False
+    return not set(terms(match.group("verb"))) & relation_words(engine)
 
 
 def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str, ...] | None:
@@ -265,7 +279,7 @@ def _answer(
         return declined(engine, shown, error=str(error)), None
     parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None)
     guess = parsed.intent
-    if _ASKS_FOR_PERSON.match(text) and guess.intent != intents.OWNER:
+    if _asks_for_a_person(engine, text) and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while
         # "who owns CrashLoopBackOff?" asks for a layer.
         return declined(engine, text, intent=guess.intent), parsed

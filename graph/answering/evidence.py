@@ -8,6 +8,7 @@ engine lives. Answerers then pick facts from that record and hand every fact the
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ import rdflib
 from rdflib import BNode, Literal, URIRef
 
 from stackgraph.graph.catalog import PREFIX_DECL
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import EntityRef, Fact, SourceRef
 from stackgraph.graph.store import SG
 
@@ -232,6 +234,15 @@ def predicate_label(engine: Engine, predicate: str) -> str:
         for row in engine.graph.query(query):
             labels[str(row.p)] = str(row.l)
     return labels.get(predicate) or predicate.rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+
+
+@functools.lru_cache(maxsize=4)
+def relation_words(engine: Engine) -> frozenset[str]:
+    """The stems of the words naming the graph's relations between entities ("deploy" of
+    "deploys", "implement" of "implements"): the verbs a question uses to ask what stands in one
+    of them to something."""
+    query = PREFIX_DECL + "SELECT ?l WHERE { ?p a owl:ObjectProperty ; rdfs:label ?l }"
+    return frozenset(t for row in engine.graph.query(query) for t in terms(str(row.l)))
 
 
 def _section_ref(engine: Engine, section: str) -> SourceRef | None:

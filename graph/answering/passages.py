@@ -423,8 +423,11 @@ def build(engine: Engine) -> PassageIndex:
         ),
     )
     for subject, predicate, text in rows:
-        if engine.lexical.is_boilerplate(text):
-            continue  # a section's general remark repeated on many entities says little of one
+        if engine.lexical.is_boilerplate(text) and predicate != SKOS_DEFINITION:
+            # A section's general remark repeated on many entities says little of one; a
+            # sentence that defines an entity stays its definition however many others repeat
+            # it ("Loops that fail to terminate ..." defines the runaway agent loop).
+            continue
         label = catalog.display(subject)
         verb = TEXT_VERBS.get(predicate)
         add(subject, predicate, text, f"{label} {verb}: {text}" if verb else f"{label}: {text}")

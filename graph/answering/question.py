@@ -105,36 +105,41 @@ class Question:
     def only_foreign(self, engine: Engine) -> bool:
         """Whether the question says some ordinary word the graph never uses and nothing the graph
         knows besides its names and words that only say what is asked ("cost", "going"): "so how
-        do I cook rice?" after "what is NCCL?" leans on context by its wording only, and the "it"
-        of "is it going to rain?" or "how much does it cost to fly to Tokyo?" points at nothing
-        said before. "can it run on a desktop?" says "run" of the conversation's subject."""
+        do I cook rice?" after "what is NCCL?" leans on context by its wording only. Pointing back
+        at the conversation, it must say several such words: "and what eats into it?" asks one
+        thing of "it", "will it snow on Christmas?" is about the weather."""
         named = _positions(self.mentions)
-        foreign = False
+        foreign = 0
         for i, word in enumerate(self.normalized.split()):
             stems = terms(word)
             if i in named or not stems or word in relational_words():
                 continue
             if _graph_uses(engine, stems):
                 return False
-            foreign = foreign or word in engine.common_words
-        return foreign
+            foreign += word in engine.common_words
+        return foreign >= (FOREIGN_BESIDE_IT if self.points_back else 1)
 
     def foreign_subject(self, engine: Engine) -> str | None:
         """The first thing the question introduces with an article or a possessive ("a leaking
-        tap", "my sourdough starter") whose head word the graph never uses, if any. A follow-up
+        tap", "my sourdough starter"), or a thing to do ("learn to swim"), that is outside the
+        graph by its head word or an ordinary word before it ("my bike chain"), if any. A follow-up
         that brings its own subject from outside the graph is about that subject, not the
         conversation's ("what is PFC?" then "and what about knitting a scarf?"), however much
         it leans on context by its wording. The head is the phrase's last word before a stopword
         (at most ``PHRASE_WORDS``); a name, a word the graph uses (or a report-word synonym of
         one), a word that only says what is asked ("the best way") and a slip of the keys are
         not foreign. A phrase after a word pointing back at the conversation ("can it run on a
-        desktop?") says something of that subject, not a subject of its own."""
+        desktop?") says something of that subject, not a subject of its own, unless it is a thing
+        to do."""
         words = self.normalized.split()
         named = _positions(self.mentions)
+        pointed_back = False
         for i, word in enumerate(words):
-            if word in _REFERS_BACK:
-                return None  # "can it run on a desktop?" asks about "it": what runs where
-            if word not in _DETERMINERS:
+            # "can it run on a desktop?" asks about "it": what runs where. What is to be done
+            # after it is a subject of its own: "is it going to rain?", "is it safe to eat
+            # cookie dough?" say "it" only as English does before the thing meant.
+            pointed_back = pointed_back or word in _REFERS_BACK
+            if word not in _DETERMINERS or (pointed_back and word != _TO_DO):
                 continue
             phrase = list(
                 itertools.takewhile(lambda w: w not in STOPWORDS, words[i + 1 : i + 1 + PHRASE_WORDS])
@@ -157,9 +162,13 @@ class Question:
 
 #: Words that open a phrase introducing a thing or a thing to do: "a leaking tap", "my sourdough
 #: starter", "(learn) to swim".
-_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some", "to"})
+_TO_DO = "to"
+_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some", _TO_DO})
 #: Words that point back at the conversation's subject ("can it run on a desktop?").
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
+#: Ordinary words outside the graph a question pointing back must say, and nothing the graph
+#: knows, to be about something else ("will it snow on Christmas?", not "what eats into it?").
+FOREIGN_BESIDE_IT = 2
 #: Words of such a phrase read to find its head word.
 PHRASE_WORDS = 4
 #: A word as written, with the joiners identifiers and versions use ("warp_drive_factor", "v2.1").
@@ -247,11 +256,14 @@ def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, .
     match = _ASKS_TO_DEFINE.match(text[offset:])
     if match is None:
         return []
+    subject = normalize(match.group("subject")).split()
+    if _REFERS_BACK.intersection(subject):
+        return []  # "the most important habit with it": what is asked of the thing pointed at
     named = _positions(mentions)
     start = offset + match.start("subject")
     first = len(normalize(text[:start]).split())
     found: list[str] = []
-    for k, word in enumerate(normalize(match.group("subject")).split()):
+    for k, word in enumerate(subject):
         stems = terms(word)
         if (
             first + k in named
