@@ -539,3 +539,13 @@ def test_an_inventory_adds_passages_without_reweighing_the_stacks_words(engine: 
     assert len(with_inventory.passages.passages) > len(engine.passages.passages)
     question = "which layer owns a node whose GPUs are not advertised?"
     assert with_inventory.ask(question).answer == engine.ask(question).answer
+
+
+def test_every_entity_has_a_passage_even_when_its_only_sentence_is_shared(engine: Engine) -> None:
+    # gdscheck, fio and iostat all "show: Disk I/O can't keep up with model loading": a sentence
+    # shared by three entities reads as a section's remark, but it is all the graph says of each
+    # of them, so dropping it would leave them unmatchable by what a report describes.
+    subjects = {p.subject for p in engine.passages.passages}
+    assert set(engine.catalog.records) <= subjects
+    texts = {p.text for p in engine.passages.passages}
+    assert "gdscheck shows: Disk I/O can't keep up with model loading" in texts

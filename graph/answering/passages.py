@@ -422,11 +422,15 @@ def build(engine: Engine) -> PassageIndex:
             for r in engine.index_graph.query(_TEXT_QUERY.replace("$props", props))
         ),
     )
+    shared = engine.lexical.is_boilerplate
+    said_alone = {subject for subject, _, text in rows if not shared(text)}
     for subject, predicate, text in rows:
-        if engine.lexical.is_boilerplate(text) and predicate != SKOS_DEFINITION:
-            # A section's general remark repeated on many entities says little of one; a
-            # sentence that defines an entity stays its definition however many others repeat
-            # it ("Loops that fail to terminate ..." defines the runaway agent loop).
+        if shared(text) and predicate != SKOS_DEFINITION and subject in said_alone:
+            # A section's general remark repeated on many entities says little of one that the
+            # graph says more of. A sentence that defines an entity stays its definition ("Loops
+            # that fail to terminate ..." defines the runaway agent loop), and one that is all
+            # the graph says of an entity stays its statement ("gdscheck shows: Disk I/O can't
+            # keep up with model loading").
             continue
         label = catalog.display(subject)
         verb = TEXT_VERBS.get(predicate)
