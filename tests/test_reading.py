@@ -674,3 +674,13 @@ def test_a_sentence_that_defines_an_entity_is_its_passage_however_often_it_is_re
     assert any(t.startswith("Agent loop does not terminate: Loops that fail") for t in texts)
     answer = semantic_engine.ask("my agent never stops looping, how do I stop that from happening?")
     assert answer.answered and "iteration limit" in answer.answer
+
+
+@pytest.mark.slow
+def test_a_report_word_meets_the_graphs_word_for_the_same_step(semantic_engine: Engine) -> None:
+    # "vector search" is what the triage tree calls retrieval: the report finds the retrieval
+    # branch and its causes rather than the general advice to trace first.
+    question = "our trace shows most of the latency is the vector search step, what usually causes that?"
+    answer = semantic_engine.ask(question)
+    assert answer.answered
+    assert "index size" in answer.answer
