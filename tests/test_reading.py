@@ -684,3 +684,13 @@ def test_a_report_word_meets_the_graphs_word_for_the_same_step(semantic_engine: 
     answer = semantic_engine.ask(question)
     assert answer.answered
     assert "index size" in answer.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what causes that?", "what usually causes that?", "what could cause slow collectives?"],
+)
+def test_asking_what_causes_a_problem_asks_for_its_owner_and_cause(question: str) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert intents.detect(question).intent == intents.OWNER

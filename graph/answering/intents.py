@@ -91,7 +91,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         OWNER,
         re.compile(
-            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho owns\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat causes\b|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
+            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho owns\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat (?:\w+ly )?(?:causes|could cause|might cause|would cause)\b|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
             _I,
         ),
     ),
