@@ -694,3 +694,17 @@ def test_asking_what_causes_a_problem_asks_for_its_owner_and_cause(question: str
     from stackgraph.graph.answering import intents
 
     assert intents.detect(question).intent == intents.OWNER
+
+
+def test_a_plural_common_word_names_a_problem_only_weakly(engine: Engine) -> None:
+    # "prompt" is an alias of the prompt problem, and one ordinary word: "prompts" in passing is
+    # no report of that problem, whether or not the model's vocabulary lists the plural.
+    from stackgraph.graph.answering import link
+    from stackgraph.graph.answering.context import STRONG_LINK
+
+    for text in (
+        "how do I let vLLM serve long context prompt",
+        "how do I let vLLM serve long context prompts",
+    ):
+        found = {c.iri.rsplit("/", 1)[-1]: c.score for c in link(engine, Question.parse(engine, text))}
+        assert found["cause-prompt"] < STRONG_LINK

@@ -169,7 +169,7 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
         weak = (
             m.how == "exact"
             and len(surface_terms) <= 1
-            and all(w in engine.common_words for w in m.surface.split() if w not in STOPWORDS)
+            and all(_common(engine, w) for w in m.surface.split() if w not in STOPWORDS)
         )
         score = m.score * (0.6 if weak else 1.0) * (0.9 if m.how == "fuzzy" else 1.0)
         if engine.catalog.is_a(m.iri, SG.LayerModel):
@@ -209,6 +209,13 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             if prior is None or prior.score < score:
                 found[iri] = Candidate(iri, score, "semantic")
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
+
+
+def _common(engine: Engine, word: str) -> bool:
+    """Whether a word is ordinary English, its plural too: the model's vocabulary lists "prompt"
+    but not "prompts"."""
+    common = engine.common_words
+    return word in common or (word.endswith("s") and word[:-1] in common)
 
 
 def _asks_for_a_person(engine: Engine, question: str) -> bool:
