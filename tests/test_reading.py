@@ -708,3 +708,12 @@ def test_a_plural_common_word_names_a_problem_only_weakly(engine: Engine) -> Non
     ):
         found = {c.iri.rsplit("/", 1)[-1]: c.score for c in link(engine, Question.parse(engine, text))}
         assert found["cause-prompt"] < STRONG_LINK
+
+
+def test_a_command_without_a_definition_is_said_by_what_it_shows(engine: Engine) -> None:
+    # The seed says what nvidia-smi topo -m shows, not what it is: "is a command" answered nothing.
+    answer = engine.ask("what does nvidia-smi topo -m show?")
+    assert answer.answered
+    assert "GPU-to-GPU link types" in answer.answer
+    assert "is a command" not in answer.answer
+    assert any(f.predicate.endswith("#shows") for f in answer.facts)

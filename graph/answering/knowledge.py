@@ -60,11 +60,13 @@ def define(ctx: Context) -> Answer | None:
         if len(definitions) > 1 and definitions[1][:40] not in definitions[0]:
             parts.append(first_sentences(definitions[1], 260))
     else:
-        notes = facts.texts(SG.note)
-        if notes:
-            # No definition: its first note says what it is better than its type does.
-            ctx.evidence.fact(iri, SG.note, notes[0])
-            parts.append(f"{name}: {first_sentences(notes[0], 420)}")
+        said = _first_statement(facts)
+        if said:
+            # No definition: its first note, or what it shows, assumes, is for ..., says what
+            # it is better than its type does ("nvidia-smi topo -m shows: GPU-to-GPU link types").
+            prop, verb, text = said
+            ctx.evidence.fact(iri, prop, text)
+            parts.append(f"{name}{' ' + verb if verb else ''}: {first_sentences(text, 420)}")
         else:
             parts.append(sentence(f"{name} is a {ref.type}"))
     places = placements(ctx, iri)
@@ -82,6 +84,31 @@ def define(ctx: Context) -> Answer | None:
         return ctx.answer(explain_problem(ctx, iri), intents.DEFINE, 0.5 + 0.5 * cand.score)
     text = " ".join(p if p.endswith((".", "!", "?", ")")) else p + "." for p in parts)
     return ctx.answer(text, intents.DEFINE, 0.5 + 0.5 * cand.score)
+
+
+#: What says what an entity is when it has no definition, best first, with how it reads after
+#: the entity's name (as the passages say it).
+_DESCRIBING = (
+    SG.note,
+    SG.shows,
+    SG.responsibility,
+    SG.action,
+    SG.conclusion,
+    SG.assumption,
+    SG.failureMode,
+    SG.reason,
+)
+
+
+def _first_statement(facts) -> tuple[str, str, str] | None:
+    """The entity's first describing statement: (property, verb, text)."""
+    from stackgraph.graph.answering.passages import TEXT_VERBS
+
+    for prop in _DESCRIBING:
+        texts = facts.texts(prop)
+        if texts:
+            return str(prop), TEXT_VERBS.get(str(prop), ""), texts[0]
+    return None
 
 
 #: Relations worth a sentence in a definition, with how to say them.
