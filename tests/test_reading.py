@@ -717,3 +717,12 @@ def test_a_command_without_a_definition_is_said_by_what_it_shows(engine: Engine)
     assert "GPU-to-GPU link types" in answer.answer
     assert "is a command" not in answer.answer
     assert any(f.predicate.endswith("#shows") for f in answer.facts)
+
+
+def test_what_is_in_a_layer_named_by_its_class_lists_the_layer(engine: Engine) -> None:
+    # "the control plane" names both the CP layer and its class; asked what is in it, the answer is
+    # the layer's members, not "the graph has 1 control plane".
+    answer = engine.ask("what is in the control plane?")
+    assert answer.answered
+    assert "Volcano" in answer.answer and "Kueue" in answer.answer
+    assert "The graph has 1" not in answer.answer

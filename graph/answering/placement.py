@@ -197,7 +197,13 @@ def list_members(ctx: Context) -> Answer | None:
     parts), or of a class the question names ("what workloads are there?")."""
     cls = ctx.engine.class_named_in(ctx.question)
     target = ctx.candidates[0] if ctx.candidates else None
-    if target and ctx.catalog.is_a(target.iri, SG.Layer) and (cls is None or cls == str(SG.Layer)):
+    # "what is in the control plane?" names the class of the layer it names, in the same words:
+    # it asks what is in that layer, not for every control plane.
+    if (
+        target
+        and ctx.catalog.is_a(target.iri, SG.Layer)
+        and (cls is None or cls == str(SG.Layer) or ctx.catalog.is_a(target.iri, cls))
+    ):
         return layer_overview(ctx, target.iri)
     members: list[str] = []
     predicate = SKOS + "broader"
