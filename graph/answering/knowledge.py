@@ -122,10 +122,12 @@ _RELATION_WORDS = (
     (SG.parameterOf, "is a parameter of"),
     (SKOS + "broader", "is a kind of"),
 )
-#: The same read from the other end: what implements the entity, what kinds of it there are
-#: ("Guardrails include Llama Guard and NeMo Guardrails": the tools a reader can reach for).
+#: The same read from the other end: what implements or deploys the entity, what kinds of it
+#: there are ("Guardrails include Llama Guard and NeMo Guardrails": the tools a reader can reach
+#: for; "NVIDIA Fabric Manager is deployed by Ansible": what puts it on a node).
 _INCOMING_WORDS = (
     (SG.implements, "is implemented by"),
+    (SG.deploys, "is deployed by"),
     (SKOS + "broader", "includes"),
 )
 
