@@ -735,3 +735,24 @@ def test_a_definition_says_what_deploys_the_thing(engine: Engine) -> None:
     answer = engine.ask("what installs NVIDIA Fabric Manager?")
     assert answer.answered and "deployed by Ansible" in answer.answer
     assert any(f.predicate.endswith("#deploys") for f in answer.facts)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "wrong"),
+    [
+        # A question that says nothing besides its names is answered by their passages first.
+        ("how does ops L2 map to the nine-layer model?", "L2 GPUs & Networking", "L7 Models"),
+        # "map X onto Y" asks for the crosswalk like "how does X map to Y".
+        ("map L2 of the eight-layer map onto the nine-layer model", "L8 Node Interconnect", "EVPN"),
+        # Asked how a technology maps to a model, the answer is where it sits in that model.
+        ("how does vLLM map to the operational map?", "L7 Models & RAG / Data", None),
+    ],
+)
+def test_mapping_questions_are_answered_about_what_they_name(
+    engine: Engine, question: str, expected: str, wrong: str | None
+) -> None:
+    answer = engine.ask(question)
+    assert answer.answered
+    assert answer.answer.startswith(expected) or expected in answer.answer[:200]
+    if wrong:
+        assert not answer.answer.startswith(wrong) and wrong not in answer.answer[:60]

@@ -473,6 +473,8 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
         return intents.STRESS
     if intent is None and first and ctx.catalog.is_a(first, SG.Diagnostic):
         return intents.DIAGNOSE
+    if intent == intents.CROSSWALK and first and not ctx.of_type("Layer") and not problems:
+        return intents.FIT  # "how does NCCL relate to the nine-layer model?": where NCCL sits in it
     return intent
 
 

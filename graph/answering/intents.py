@@ -49,7 +49,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         CROSSWALK,
         re.compile(
-            r"\b(correspond|corresponds|map to|maps to|mapping|mapped|crosswalk|equivalent layer|match(es)?)\b.*\b(model|map|layer|layers)\b|\b(other|eight-layer|nine-layer|operational)\s+(model|map)\b.*\b(correspond|same|equivalent)\b",
+            r"\b(correspond|corresponds|map to|maps to|mapping|mapped|crosswalk|equivalent layer|match(es)?|relates? to|line up with|lines up with)\b.*\b(model|map|layer|layers)\b|\bmap\b.+\bonto\b|\b(other|eight-layer|nine-layer|operational)\s+(model|map)\b.*\b(correspond|same|equivalent)\b",
             _I,
         ),
     ),

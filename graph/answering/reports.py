@@ -252,7 +252,10 @@ def in_passing(ctx: Context, hit: Hit) -> bool:
         return False  # a problem the question names is its subject, whatever else it says
     if any(m.iri == hit.passage.subject and "_" in m.surface for m in ctx.parsed.mentions):
         return False  # a setting written as an identifier ("gpu_memory_utilization=1") is the subject
-    return not (problem_terms(ctx) & set(terms(hit.passage.text)))
+    asked = problem_terms(ctx)
+    # A question that says nothing besides its names ("how does ops L2 map to the nine-layer
+    # model?") asks about them: no passage speaks to it better than theirs.
+    return bool(asked) and not (asked & set(terms(hit.passage.text)))
 
 
 def lead_with_problem(ctx: Context, chosen: list[Hit]) -> list[Hit]:
