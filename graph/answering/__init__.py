@@ -337,7 +337,12 @@ def _answer(
         unanswered = _nothing_behind(engine, ctx, parsed)
         if unanswered is not None:
             answer = declined(engine, text, intent=guess.intent, unknown=unanswered)
-    chosen = compete.better(engine, parsed.terms, answer, proposal, weak)
+    # "what is it?" asks for a definition and nothing more; "what is the most common threat in
+    # MCP?" asks for one property of MCP.
+    asked_to_define = guess.intent == intents.DEFINE and not any(
+        t in engine.lexical.idf for t in parsed.residual_terms
+    )
+    chosen = compete.better(engine, parsed.terms, answer, proposal, weak, asked_to_define)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen

@@ -50,11 +50,13 @@ def better(
     first: Answer,
     challenger: Answer | None,
     described: bool = False,
+    asked_to_define: bool = False,
 ) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins).
 
     ``described``: the first answer is about an entity found by what the question describes (by
-    meaning or word overlap), not one it names; it then loses ties too."""
+    meaning or word overlap), not one it names; it then loses ties too. ``asked_to_define``: the
+    question asks what its subject is and nothing more ("what is it?")."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
@@ -69,10 +71,17 @@ def better(
         return first  # the intent's answer is about a part of what the passage is about
     theirs = coverage(engine, question, challenger.answer)
     mine = coverage(engine, question, first.answer)
-    if first.intent == DEFINE and mine_about and mine_about == theirs_about and theirs >= mine:
-        # A definition is the fallback when nothing answers the property asked about; a passage
-        # answer about the same entity that covers as much of the question says a statement
-        # matched to the whole question (and the definition beside it), so it answers more.
+    if (
+        first.intent == DEFINE
+        and not asked_to_define
+        and mine_about
+        and mine_about == theirs_about
+        and theirs >= mine
+    ):
+        # A definition nobody asked for ("what is it?" asks for one) is the fallback when nothing
+        # answers the property asked about; a passage answer about the same entity that covers
+        # as much of the question says a statement matched to the whole question (and the
+        # definition beside it), so it answers more.
         return challenger
     if theirs >= mine and described:
         # The first answer's subject was found by what the question describes, as the passage
