@@ -756,3 +756,13 @@ def test_mapping_questions_are_answered_about_what_they_name(
     assert answer.answer.startswith(expected) or expected in answer.answer[:200]
     if wrong:
         assert not answer.answer.startswith(wrong) and wrong not in answer.answer[:60]
+
+
+def test_what_is_it_after_where_it_fits_is_its_definition(engine: Engine) -> None:
+    # "what is it?" asks what NVLink is and nothing more: a passage on NVLink that matched the
+    # two turns read together does not replace its definition.
+    conversation = Conversation()
+    assert engine.ask("where does NVLink fit?", conversation).answered
+    answer = engine.ask("what is it?", conversation)
+    assert answer.context == "NVLink"
+    assert answer.answer.startswith("NVLink: High-bandwidth GPU-to-GPU interconnect")

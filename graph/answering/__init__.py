@@ -339,9 +339,7 @@ def _answer(
             answer = declined(engine, text, intent=guess.intent, unknown=unanswered)
     # "what is it?" asks for a definition and nothing more; "what is the most common threat in
     # MCP?" asks for one property of MCP.
-    asked_to_define = guess.intent == intents.DEFINE and not any(
-        t in engine.lexical.idf for t in parsed.residual_terms
-    )
+    asked_to_define = guess.intent == intents.DEFINE and not parsed.residual_terms
     chosen = compete.better(engine, parsed.terms, answer, proposal, weak, asked_to_define)
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
