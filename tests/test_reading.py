@@ -766,3 +766,17 @@ def test_what_is_it_after_where_it_fits_is_its_definition(engine: Engine) -> Non
     answer = engine.ask("what is it?", conversation)
     assert answer.context == "NVLink"
     assert answer.answer.startswith("NVLink: High-bandwidth GPU-to-GPU interconnect")
+
+
+def test_what_a_subject_is_for_belongs_to_the_subject(engine: Engine) -> None:
+    # "the best GPU for gaming" is no GPU of this graph; "the best GPU for inference" is.
+    assert not engine.ask("what's the best GPU for gaming at 1440p?").answered
+    assert engine.ask("what's the best GPU for inference?").answered
+    assert engine.ask("what is NCCL used for?").answered
+
+
+def test_a_question_about_an_ordinary_thing_outside_the_graph_is_declined(engine: Engine) -> None:
+    # "a good book" is what is asked for; "deep learning" only says which book. A name the graph
+    # lacks ("the gdrcopy") is no such thing: real reports name software in passing.
+    assert not engine.ask("recommend a good book about deep learning").answered
+    assert engine.ask("HI, I wonder if the gdrcopy can be used in RCCL lib.").answered

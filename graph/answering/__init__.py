@@ -238,6 +238,9 @@ def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str
     None when the fallback stands."""
     if ctx.passages_guess:
         return ()
+    outside = parsed.foreign_subject(engine, ordinary=True)
+    if outside:
+        return (outside,)  # "recommend a good book about deep learning": a book is no entity here
     foreign, known = parsed.words_beyond_names(engine)
     return tuple(foreign) if foreign and not known else None
 

@@ -119,7 +119,7 @@ class Question:
             foreign += word in engine.common_words
         return foreign >= (FOREIGN_BESIDE_IT if self.points_back else 1)
 
-    def foreign_subject(self, engine: Engine) -> str | None:
+    def foreign_subject(self, engine: Engine, ordinary: bool = False) -> str | None:
         """The first thing the question introduces with an article or a possessive ("a leaking
         tap", "my sourdough starter"), or a thing to do ("learn to swim"), that is outside the
         graph by its head word or an ordinary word before it ("my bike chain"), if any. A follow-up
@@ -149,7 +149,10 @@ class Question:
             # The head word, or an ordinary English word before it ("my bike chain": a chain,
             # but a bike's): either says the thing is not the graph's.
             modifiers = [w for w in phrase[:-1] if w in engine.common_words]
-            if any(_foreign_word(engine, w) for w in [phrase[-1], *modifiers]):
+            said = [phrase[-1], *modifiers]
+            if ordinary:  # only plain English counts, not a name the graph lacks ("the gdrcopy")
+                said = [w for w in said if w in engine.common_words]
+            if any(_foreign_word(engine, w) for w in said):
                 return " ".join(phrase)
         return None
 
@@ -245,6 +248,10 @@ _ASKS_TO_DEFINE = re.compile(
 )
 
 
+#: "for <what>" right after a definition question's subject: what the subject is for.
+_PURPOSE = re.compile(r"\s*for\s+(?P<what>[^?.!]+)", re.IGNORECASE)
+
+
 def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> list[str]:
     """Ordinary words in the phrase a definition question asks about that no name covers and the
     graph never uses: "the kubernetes of cooking", "NCCL's flux capacitor mode", "a tensor
@@ -262,11 +269,18 @@ def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, .
     named = _positions(mentions)
     start = offset + match.start("subject")
     first = len(normalize(text[:start]).split())
+    words = list(enumerate(subject, first))
+    # What the subject is for belongs to it: "the best GPU for gaming" is no GPU of this graph.
+    purpose = _PURPOSE.match(text, offset + match.end("subject"))
+    if purpose:
+        at = len(normalize(text[: purpose.start("what")]).split())
+        said = normalize(purpose.group("what")).split()
+        words += list(enumerate(itertools.takewhile(lambda w: w not in STOPWORDS, said[:PHRASE_WORDS]), at))
     found: list[str] = []
-    for k, word in enumerate(subject):
+    for index, word in words:
         stems = terms(word)
         if (
-            first + k in named
+            index in named
             or not stems
             or not word.isalpha()
             or word in relational_words()
