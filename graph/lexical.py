@@ -96,6 +96,13 @@ def _word_file(name: str) -> list[str]:
 
 
 @lru_cache(maxsize=1)
+def role_verbs() -> frozenset[str]:
+    """The words of ``ontology/role_verbs.txt``: verbs a "who" question uses to ask for the part
+    of the stack that plays a role ("who handles rate limiting?"), not for a person."""
+    return frozenset(w for line in _word_file("role_verbs.txt") for w in line.split())
+
+
+@lru_cache(maxsize=1)
 def synonyms() -> dict[str, frozenset[str]]:
     """Stem -> the stems of the other words of its group in ``ontology/report_words.tsv``: the
     everyday words a report uses for what the graph says otherwise ("crawling" for "slow")."""

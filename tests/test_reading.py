@@ -641,6 +641,22 @@ def test_who_asks_for_a_relation_of_the_graph_when_its_verb_names_one(engine: En
     assert not engine.ask("who invented the GPU?").answered
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("who calls the device plugin?", "Kubelet"),
+        ("who handles rate limiting?", "AI Gateway"),
+        ("who manages the NVSwitch fabric?", "Fabric Manager"),
+    ],
+)
+def test_who_asks_for_a_component_when_its_verb_names_a_role(
+    engine: Engine, question: str, expected: str
+) -> None:
+    answer = engine.ask(question)
+    assert answer.answered and expected in answer.answer
+    assert not engine.ask("who made NVLink?").answered  # a maker is a person or a company
+
+
 def test_a_follow_up_asking_one_thing_of_it_leans_and_one_about_the_weather_does_not(
     engine: Engine,
 ) -> None:

@@ -24,7 +24,7 @@ from stackgraph.graph.answering.evidence import Evidence, relation_words
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.conversation import Conversation
-from stackgraph.graph.lexical import terms
+from stackgraph.graph.lexical import role_verbs, terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -220,13 +220,14 @@ def _common(engine: Engine, word: str) -> bool:
 
 def _asks_for_a_person(engine: Engine, question: str) -> bool:
     """Whether a "who" question asks for a person, whom the graph never holds ("who invented the
-    GPU?"), rather than for what stands in one of the graph's relations to something ("who
-    deploys it?", "who is responsible for scheduling?": its verb is a word of a property's
-    label, such as "deploys" or "responsibility")."""
+    GPU?"), rather than for what plays a role in the stack ("who handles rate limiting?", "who is
+    responsible for scheduling?": ``lexical.role_verbs``) or stands in one of the graph's
+    relations to something ("who deploys it?": a word of a relation's name)."""
     match = _ASKS_FOR_PERSON.match(question)
     if match is None:
         return False
-    return not set(terms(match.group("verb"))) & relation_words(engine)
+    verb = match.group("verb").lower()
+    return verb not in role_verbs() and not set(terms(verb)) & relation_words(engine)
 
 
 def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str, ...] | None:
