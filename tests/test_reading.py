@@ -798,10 +798,11 @@ def test_a_question_about_an_ordinary_thing_outside_the_graph_is_declined(engine
     assert engine.ask("HI, I wonder if the gdrcopy can be used in RCCL lib.").answered
 
 
-def test_a_layer_model_named_beside_a_technology_frames_the_question(engine: Engine) -> None:
+@pytest.mark.slow
+def test_a_layer_model_named_beside_a_technology_frames_the_question(semantic_engine: Engine) -> None:
     # "the nine-layer model" says which model to answer in; its own "see related models" passage
     # matches "relate" but says nothing of NCCL.
-    answer = engine.ask("how does NCCL relate to the nine-layer model?")
+    answer = semantic_engine.ask("how does NCCL relate to the nine-layer model?")
     assert answer.answered
     assert answer.answer.startswith("NCCL")
     assert "L5 Communication Libraries" in answer.answer
