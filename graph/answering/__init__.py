@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
 from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, NAMED_HOW, STRONG_LINK, Candidate, Context
-from stackgraph.graph.answering.evidence import Evidence, relation_words
+from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.conversation import Conversation
-from stackgraph.graph.lexical import role_verbs, terms
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -52,12 +52,6 @@ BARE_UNKNOWN = 1
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
-_ASKS_FOR_PERSON = re.compile(
-    r"^\s*(?:(?:and|so|ok|okay|also|then|but)\b[\s,]*)*(?:who|whom|whose)\b"
-    r"(?:\s+(?:is|are|was|were|does|do|did|will|would|can|could|should|actually|really))*"
-    r"\s*(?P<verb>[a-z]*)",
-    re.IGNORECASE,
-)
 #: Typographic quotes as typed on phones and pasted from documents, read as the plain ones the
 #: wording cues are written with ("what’s" is "what's").
 _TYPOGRAPHIC = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -200,7 +194,7 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
         if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= DESCRIBED_COVERAGE:
             found[iri] = Candidate(iri, score, "lexical")
     # A question about a person ("who is ...") is about nobody in this graph unless it names them.
-    described = [] if _asks_for_a_person(engine, question) else linker.semantic(question, k=5)
+    described = [] if parsed.asks_for_person else linker.semantic(question, k=5)
     for iri, score, _text in described:
         # Meaning alone can be fooled by a question's frame ("which layer owns my headache" is
         # close to "which layer owns your problem"): the match must share a content word too.
@@ -216,18 +210,6 @@ def _common(engine: Engine, word: str) -> bool:
     but not "prompts"."""
     common = engine.common_words
     return word in common or (word.endswith("s") and word[:-1] in common)
-
-
-def _asks_for_a_person(engine: Engine, question: str) -> bool:
-    """Whether a "who" question asks for a person, whom the graph never holds ("who invented the
-    GPU?"), rather than for what plays a role in the stack ("who handles rate limiting?", "who is
-    responsible for scheduling?": ``lexical.role_verbs``) or stands in one of the graph's
-    relations to something ("who deploys it?": a word of a relation's name)."""
-    match = _ASKS_FOR_PERSON.match(question)
-    if match is None:
-        return False
-    verb = match.group("verb").lower()
-    return verb not in role_verbs() and not set(terms(verb)) & relation_words(engine)
 
 
 def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str, ...] | None:
@@ -290,7 +272,7 @@ def _answer(
         return declined(engine, shown, error=str(error)), None
     parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None)
     guess = parsed.intent
-    if _asks_for_a_person(engine, text) and guess.intent != intents.OWNER:
+    if parsed.asks_for_person and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while
         # "who owns CrashLoopBackOff?" asks for a layer.
         return declined(engine, text, intent=guess.intent), parsed

@@ -277,6 +277,7 @@ class PassageIndex:
         residual: Sequence[str] | None = None,
         near: dict[str, float] | None = None,
         weak: set[str] | frozenset[str] = frozenset(),
+        exclude: set[str] | frozenset[str] = frozenset(),
     ) -> list[Hit]:
         """The passages that best match the whole question, best first.
 
@@ -287,7 +288,8 @@ class PassageIndex:
         ``near`` adds a prior per subject (a follow-up's subject and what lies near it).
         ``weak`` are named entities matched by one common word only ("image" of "the image
         problem"): they keep the named prior, but a problem named so gets no problem prior, since
-        "our customer data" names no data problem.
+        "our customer data" names no data problem. Passages about an ``exclude`` subject are not
+        ranked at all.
         """
         if query_terms is None:
             query_terms = terms(question)
@@ -313,6 +315,8 @@ class PassageIndex:
         weights = self._known_weights(query_terms)
         for i in pool:
             passage = self.passages[i]
+            if passage.subject in exclude:
+                continue
             lex = lexical.get(i, 0.0) * (0.5 + 0.5 * self._covered(weights, i))
             sem = max(0.0, semantic[i]) if semantic is not None else 0.0
             fused = (1 - SEMANTIC_WEIGHT) * lex + SEMANTIC_WEIGHT * sem if semantic is not None else lex

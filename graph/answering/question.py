@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.evidence import relation_words
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
-from stackgraph.graph.lexical import relational_words, synonyms, terms
+from stackgraph.graph.lexical import relational_words, role_verbs, synonyms, terms
 from stackgraph.graph.linking import STOPWORDS
 
 if TYPE_CHECKING:
@@ -48,6 +50,8 @@ class Question:
     unknown_names: tuple[str, ...] = ()
     #: Whether it asks for a remedy ("any solution?", "how can we improve this?").
     asks_for_remedy: bool = False
+    #: Whether it asks for a person, whom the graph never holds ("who invented the GPU?").
+    asks_for_person: bool = False
 
     @classmethod
     def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
@@ -65,6 +69,7 @@ class Question:
             intent=guess,
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
             asks_for_remedy=intents.asks_for_remedy(text),
+            asks_for_person=_asks_for_a_person(engine, text),
         )
 
     @property
@@ -79,17 +84,21 @@ class Question:
         naming = {t for m in self.mentions for t in terms(m.surface)}
         return tuple(t for t in self.terms if t not in naming)
 
+    def _unnamed_words(self) -> Iterator[tuple[str, list[str]]]:
+        """The question's words that no mention covers and that have stems, with their stems."""
+        named = _positions(self.mentions)
+        for i, word in enumerate(self.normalized.split()):
+            stems = terms(word)
+            if i not in named and stems:
+                yield word, stems
+
     def words_beyond_names(self, engine: Engine) -> tuple[list[str], bool]:
         """The question's words outside its names that the graph never uses and that are ordinary
         English ("gaming"; not a name it lacks like "gdrcopy", nor words that only say what is
         asked), and whether it says any word the graph does use besides its names."""
-        named = _positions(self.mentions)
         foreign: list[str] = []
         known = False
-        for i, word in enumerate(self.normalized.split()):
-            stems = terms(word)
-            if i in named or not stems:
-                continue
+        for word, stems in self._unnamed_words():
             if _graph_uses(engine, stems):
                 known = True
             elif word in engine.common_words and word not in relational_words():
@@ -108,11 +117,9 @@ class Question:
         do I cook rice?" after "what is NCCL?" leans on context by its wording only. Pointing back
         at the conversation, it must say several such words: "and what eats into it?" asks one
         thing of "it", "will it snow on Christmas?" is about the weather."""
-        named = _positions(self.mentions)
         foreign = 0
-        for i, word in enumerate(self.normalized.split()):
-            stems = terms(word)
-            if i in named or not stems or word in relational_words():
+        for word, stems in self._unnamed_words():
+            if word in relational_words():
                 continue
             if _graph_uses(engine, stems):
                 return False
@@ -200,6 +207,27 @@ def looks_like_a_name(word: str, starts_sentence: bool) -> bool:
 def _positions(mentions: tuple[Mention, ...]) -> set[int]:
     """The word positions (in the normalized question) that the mentions cover."""
     return {i for m in mentions for i in range(m.start, m.end)}
+
+
+#: "who" opening a question (after a joining word), and the verb it asks with.
+_ASKS_FOR_PERSON = re.compile(
+    r"^\s*(?:(?:and|so|ok|okay|also|then|but)\b[\s,]*)*(?:who|whom|whose)\b"
+    r"(?:\s+(?:is|are|was|were|does|do|did|will|would|can|could|should|actually|really))*"
+    r"\s*(?P<verb>[a-z]*)",
+    re.IGNORECASE,
+)
+
+
+def _asks_for_a_person(engine: Engine, question: str) -> bool:
+    """Whether a "who" question asks for a person, whom the graph never holds ("who invented the
+    GPU?"), rather than for what plays a role in the stack ("who handles rate limiting?", "who is
+    responsible for scheduling?": ``lexical.role_verbs``) or stands in one of the graph's
+    relations to something ("who deploys it?": a word of a relation's name)."""
+    match = _ASKS_FOR_PERSON.match(question)
+    if match is None:
+        return False
+    verb = match.group("verb").lower()
+    return verb not in role_verbs() and not set(terms(verb)) & relation_words(engine)
 
 
 def _unknown(engine: Engine, text: str, mentions: tuple[Mention, ...], intent: str | None) -> list[str]:

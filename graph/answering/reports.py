@@ -83,24 +83,22 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     follow-up the conversation's subject and what lies near it in the graph."""
     named = [c.iri for c in ctx.candidates if c.how in NAMED_HOW]
     weak = {c.iri for c in ctx.candidates if c.how == "exact" and c.score < STRONG_LINK}
-    hits = ctx.engine.passages.rank(
-        ctx.question,
-        named,
-        weak=weak,
-        k=k + len(ctx.parsed.mentions),
-        use_semantic=use_semantic,
-        query_terms=ctx.parsed.terms,
-        residual=ctx.parsed.residual_terms,
-        near=_near(ctx, ctx.focus) if ctx.focus else None,
-    )
     # A layer model named beside something else frames the question ("how does NCCL relate to
     # the nine-layer model?"): what the model says of itself answers nothing asked of NCCL.
     frames = {
         m.iri for m in ctx.parsed.mentions if ctx.catalog.is_a(m.iri, SG.LayerModel) and m.iri not in named
     }
-    if frames and named:
-        hits = [h for h in hits if h.passage.subject not in frames]
-    return hits[:k]
+    return ctx.engine.passages.rank(
+        ctx.question,
+        named,
+        weak=weak,
+        exclude=frames if named else frozenset(),
+        k=k,
+        use_semantic=use_semantic,
+        query_terms=ctx.parsed.terms,
+        residual=ctx.parsed.residual_terms,
+        near=_near(ctx, ctx.focus) if ctx.focus else None,
+    )
 
 
 #: Prior of a follow-up's passages by the hops between their subject and the conversation's.
