@@ -9,6 +9,8 @@ for embedding them; a query then costs one encode (onnxruntime, a few ms) and on
 from __future__ import annotations
 
 import hashlib
+import threading
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering.text import first_sentences
@@ -29,6 +31,8 @@ class SemanticIndex:
         self.index = index
         self.embedder = embedder
         self._last: tuple[str, object] | None = None
+        self._outside: EmbeddingIndex | None = None
+        self._outside_lock = threading.Lock()
 
     @classmethod
     def for_engine(cls, engine: Engine) -> SemanticIndex:
@@ -59,3 +63,23 @@ class SemanticIndex:
     def search(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:
         vector = self.vector(text)
         return [(iri, score, "") for iri, score in self.index.search(vector, k=k)]
+
+    def outside(self, text: str) -> tuple[str, float] | None:
+        """The neighbouring topic the graph does not cover (``ontology/outside_topics.txt``) that
+        is nearest in meaning to the text, with its cosine; None when the file lists none. The
+        topics are embedded on first use (a dozen short texts) and cached like the index."""
+        if self._outside is None:
+            with self._outside_lock:
+                if self._outside is None:
+                    topics = outside_topics()
+                    digest = hashlib.sha256("\n".join(topics).encode()).hexdigest()[:16]
+                    pairs = [(topic, topic) for topic in topics]
+                    self._outside = EmbeddingIndex.load_or_build(pairs, digest + "-outside", self.embedder)
+        found = self._outside.search(self.vector(text), k=1)
+        return found[0] if found else None
+
+
+def outside_topics() -> list[str]:
+    """The lines of ``ontology/outside_topics.txt``, without blanks and comments."""
+    text = (resources.files("stackgraph.ontology") / "outside_topics.txt").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -32,3 +32,33 @@ def test_search_finds_by_meaning(semantic_engine: Engine) -> None:
     page, total = semantic_engine.search("GPU memory ran out", limit=5)
     assert total >= 1
     assert any("memory" in ref.label.lower() for ref in page)
+
+
+def test_a_question_nearer_a_topic_outside_the_graph_is_declined(semantic_engine: Engine) -> None:
+    # Both share words with statements of the graph (a wheel's build error and a container's
+    # startup failure; a 401 and the JWT that expires mid-stream) but mean something it does not
+    # cover: Python packaging, downloading from a model hub.
+    for question in (
+        "pip keeps failing to build the wheel for our attention kernel package, gcc error code 1",
+        "downloading the gated model from the hub returns 401 even though I set my token",
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered, answer.answer[:200]
+        assert answer.suggestions  # still says what the graph knows nearest
+
+
+def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_engine: Engine) -> None:
+    for question in (
+        "the model loads slowly from the shared filesystem on every restart",
+        "our LLM responses get cut off mid-sentence behind the gateway",
+        "tool calls from our agent should be checked against the user's permissions, where does that go?",
+    ):
+        assert semantic_engine.ask(question).answered, question
+
+
+def test_the_nearest_outside_topic_is_read_from_the_ontology(semantic_engine: Engine) -> None:
+    from stackgraph.graph.semantic import outside_topics
+
+    topic, cosine = semantic_engine.linker.semantic_index().outside("which learning rate should I use?")
+    assert topic in outside_topics() and "learning rate" in topic
+    assert 0.0 < cosine <= 1.0

@@ -330,6 +330,8 @@ def _answer(
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
+    if answer.answered and not from_conversation and reports.outside_the_graph(engine, text) is not None:
+        answer = declined(engine, text, intent=guess.intent)
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
     return answer, parsed

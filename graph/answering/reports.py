@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from rdflib import URIRef
 
@@ -28,6 +29,9 @@ from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
 #: Fused score below which the best passage is not taken as the answer.
 MIN_SCORE = 0.35
@@ -42,6 +46,9 @@ HEDGE = "The closest the graph knows:"
 #: a hedged answer resting on one shared word ("container", "vLLM") is a guess, not the closest
 #: thing the graph knows.
 HEDGE_WORDS = 2
+#: How much nearer in meaning (cosine) to a topic outside the graph than to its best statement a
+#: question must be for the engine to decline it.
+OUTSIDE_MARGIN = 0.05
 #: The highest confidence a hedged answer carries.
 HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
@@ -128,6 +135,21 @@ def _corroborated(ctx: Context, hit: Hit) -> bool:
     answers it, while a question from outside the graph shares a word with it at most by accident
     ("how do I train my dog?" and a passage on training)."""
     return len(shared_words(ctx, hit)) >= ALONE_WORDS
+
+
+def outside_the_graph(engine: Engine, question: str) -> str | None:
+    """The neighbouring topic the graph does not cover (``ontology/outside_topics.txt``) that the
+    question is nearer in meaning to than to any of the graph's statements, if any: "pip cannot
+    build the flash-attn wheel" is about Python packaging, however many words it shares with a
+    container that dies on startup, so whatever matched those words is no answer to it. None
+    with the model off."""
+    cosines = engine.passages.semantic(question)
+    if cosines is None or not len(cosines):
+        return None
+    found = engine.linker.semantic_index().outside(question)
+    if found is None or found[1] < max(cosines) + OUTSIDE_MARGIN:
+        return None
+    return found[0]
 
 
 def shared_words(ctx: Context, hit: Hit) -> set[str]:
