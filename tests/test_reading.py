@@ -341,6 +341,24 @@ def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, mo
     assert with_synonyms > best_slow_score()
 
 
+def test_a_huge_prompt_is_a_long_one(engine: Engine, monkeypatch) -> None:
+    from stackgraph.graph.answering import passages
+    from stackgraph.graph.lexical import synonyms
+
+    # "Splits long prompt prefill into chunks": a report says the prompt is huge or giant.
+    assert stem("long") in synonyms()[stem("huge")] and stem("long") in synonyms()[stem("giant")]
+
+    def best_prefill_score() -> float:
+        hits = engine.passages.rank(
+            "one giant prompt stalls the other running requests", k=200, use_semantic=False
+        )
+        return max(h.score for h in hits if "prefill" in h.passage.text)
+
+    with_synonyms = best_prefill_score()
+    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
+    assert with_synonyms > best_prefill_score()
+
+
 def test_a_passage_answer_about_a_problem_says_what_fixes_its_one_cause(engine: Engine) -> None:
     answer = engine.ask("half the workers of a distributed job got placed and now hold their GPUs idle")
     assert answer.answered
