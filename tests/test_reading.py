@@ -422,6 +422,17 @@ def test_slow_model_loads_from_network_storage_are_answered_with_the_storage_tha
     assert fix.basis == "inferred" and fix.source is not None
 
 
+def test_a_problem_with_no_checks_of_its_own_borrows_those_of_the_related_problem(engine: Engine) -> None:
+    # The slow cold start has no checks in the graph; the storage-bound slowness related to it
+    # does. The answer says whose checks they are and records the relation it followed.
+    answer = engine.ask("cold starts of our model servers are slow, how do I check it")
+    assert "Where to look (as for the related Storage-bound slowness)" in answer.answer, answer.answer[:400]
+    assert "iostat" in answer.answer
+    related = [f for f in answer.facts if f.predicate.endswith("core#related")]
+    assert related and related[0].object_label == "Storage-bound slowness"
+    assert related[0].source is not None and related[0].basis
+
+
 def test_a_fix_defined_by_the_sentence_already_said_is_not_defined_again(engine: Engine) -> None:
     answer = engine.ask("our long generations keep getting spurious 401s mid-stream when the JWT expires")
     assert "JWT expiration tuning" in answer.answer

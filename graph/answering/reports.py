@@ -405,7 +405,7 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
     low = said.lower()
     parts: list[str] = []
     if _is_problem(ctx, iri):
-        from stackgraph.graph.answering.symptoms import _layers_by_model, where_to_look
+        from stackgraph.graph.answering.symptoms import _layers_by_model, where_to_look, where_to_look_beside
 
         owners = facts.iris(SG.ownedBy) + facts.iris(SG.leadsTo)
         if owners:
@@ -435,6 +435,10 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         look = [w for w in where_to_look(ctx, iri, facts) if w.lower() not in low]
         if look:
             parts.append(f"Where to look: {join(look[:3])}.")
+        elif not facts.iris(SG.whereToLook) + facts.iris(SG.diagnosedBy):
+            beside = where_to_look_beside(ctx, iri, low)
+            if beside:
+                parts.append(beside)
         conclusion = facts.text(SG.conclusion)
         if conclusion and conclusion[:40].lower() not in low:
             ctx.evidence.fact(iri, SG.conclusion, conclusion)

@@ -228,6 +228,10 @@ def explain_problem(ctx: Context, iri: str) -> str:
     look = where_to_look(ctx, iri, facts)
     if look:
         parts.append(f"Where to look: {join(look)}.")
+    else:
+        beside = where_to_look_beside(ctx, iri, " ".join(parts).lower())
+        if beside:
+            parts.append(beside)
     for note in [n for n in facts.texts(SG.note) if len(n) >= 40][:1]:
         if len(" ".join(parts)) + len(note) < 900:
             parts.append(sentence(first_sentences(note, 300)))
@@ -278,6 +282,23 @@ def where_to_look(ctx: Context, iri: str, facts: EntityFacts) -> list[str]:
         for text in facts.texts(SG.whereToLook):
             found.append(text)
     return list(dict.fromkeys(found))
+
+
+def where_to_look_beside(ctx: Context, iri: str, said: str) -> str:
+    """For a problem with no checks of its own, the checks of a related problem, saying whose they
+    are: a slow cold start has none, but the storage-bound slowness beside it is looked at with
+    `iostat -x`, fio and gdscheck. Empty when no related problem has any left unsaid."""
+    for other in ctx.facts(iri).iris(SKOS + "related"):
+        other_facts = ctx.facts(other)
+        if other not in ctx.engine.problems or not other_facts.iris(SG.whereToLook) + other_facts.iris(
+            SG.diagnosedBy
+        ):
+            continue
+        look = [w for w in where_to_look(ctx, other, other_facts) if w.lower() not in said]
+        if look:
+            ctx.evidence.fact(iri, SKOS + "related", other)
+            return f"Where to look (as for the related {ctx.catalog.display(other)}): {join(look[:3])}."
+    return ""
 
 
 def diagnostic_name(ctx: Context, iri: str) -> str:
