@@ -90,6 +90,16 @@ def test_compare(engine: Engine) -> None:
     assert "L8 Node Interconnect" in answer.answer and "L7 Network Fabric" in answer.answer
 
 
+def test_vs_between_two_measurements_compares_no_things() -> None:
+    from stackgraph.graph.answering.intents import COMPARE, detect
+
+    assert detect("NVLink vs InfiniBand for tensor parallel?").intent == COMPARE
+    assert detect("fp8 vs. fp16 KV cache").intent == COMPARE
+    # Two numbers set side by side are a measurement against an expectation, not a comparison.
+    assert detect("our all-reduce bus bandwidth is 90 GB/s vs ~190 expected").intent != COMPARE
+    assert detect("step time 30 ms vs 120 ms on the second rack").intent != COMPARE
+
+
 def test_crosswalk(engine: Engine) -> None:
     answer = ask(
         engine,

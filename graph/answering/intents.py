@@ -42,7 +42,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         COMPARE,
         re.compile(
-            r"\bcompare\b|\bcomparison\b|\bdifference(s)?\s+between\b|\bversus\b|\bvs\.?\b|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
+            # "vs" before a number sets two measurements side by side ("90 GB/s vs 190"), not two things.
+            r"\bcompare\b|\bcomparison\b|\bdifference(s)?\s+between\b|\b(versus|vs\.?)(?!\s*[~≈]?\s*\d)\b"
+            r"|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
             _I,
         ),
     ),
