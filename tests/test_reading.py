@@ -846,3 +846,16 @@ def test_a_layer_model_named_beside_a_technology_frames_the_question(semantic_en
     assert answer.answered
     assert answer.answer.startswith("NCCL")
     assert "L5 Communication Libraries" in answer.answer
+
+
+def test_a_definition_fallback_of_a_named_product_gives_way_to_the_statement_of_its_kind(
+    engine: Engine,
+) -> None:
+    # Milvus is a vector database; asked how to tune one, its definition is only a fallback and
+    # the statement about vector databases (their index parameters) answers. A triage branch found
+    # by description still keeps its place against its symptom's general passage.
+    answer = engine.ask(
+        "Milvus search latency grew with the collection size; which vector database setting trades speed against recall?"
+    )
+    assert answer.answer.startswith("Vector databases"), answer.answer[:200]
+    assert "HNSW" in answer.answer

@@ -62,8 +62,12 @@ def better(
     if not first.answered:
         return challenger
     mine_about, theirs_about = subject(first), subject(challenger)
+    # The more specific answer keeps its place (a triage branch against its symptom's passage),
+    # unless it is only a fallback definition of something named in passing: "Milvus is a vector
+    # database" answers no question about tuning vector databases.
     if (
-        mine_about
+        not (described and first.intent == DEFINE)
+        and mine_about
         and theirs_about
         and mine_about != theirs_about
         and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
