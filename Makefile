@@ -24,11 +24,12 @@ check: lint
 	$(VENV)/python -m pytest
 	$(VENV)/python scripts/score_gate.py ../shared/eval/questions.jsonl --min 95
 	$(VENV)/python scripts/score_gate.py tests/eval/questions_extra.jsonl --min 90
-	$(VENV)/python scripts/score_gate.py ../shared/eval/realworld_dev.jsonl --min 62
+	$(VENV)/python scripts/score_gate.py ../shared/eval/realworld_dev.jsonl --min 66
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_heldout.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_fresh.jsonl --min 95
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_fresh.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_fresh.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
+	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 78
 
 lint:
 	$(VENV)/ruff check .
