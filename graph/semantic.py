@@ -72,6 +72,8 @@ class SemanticIndex:
             with self._outside_lock:
                 if self._outside is None:
                     topics = outside_topics()
+                    if not topics:
+                        return None
                     digest = hashlib.sha256("\n".join(topics).encode()).hexdigest()[:16]
                     pairs = [(topic, topic) for topic in topics]
                     self._outside = EmbeddingIndex.load_or_build(pairs, digest + "-outside", self.embedder)

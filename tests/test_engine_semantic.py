@@ -44,6 +44,7 @@ def test_a_question_nearer_a_topic_outside_the_graph_is_declined(semantic_engine
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered, answer.answer[:200]
+        assert "does not cover that area" in answer.answer  # and says which area it is
         assert answer.suggestions  # still says what the graph knows nearest
 
 

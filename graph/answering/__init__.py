@@ -125,12 +125,16 @@ def declined(
     error: str | None = None,
     intent: str | None = None,
     unknown: tuple[str, ...] = (),
+    outside: str | None = None,
 ) -> Answer:
     """A declined answer: the error, or what the graph does not know, and the closest entities.
-    ``unknown`` are the names the question asks about that the graph lacks; the answer says them."""
+    ``unknown`` are the names the question asks about that the graph lacks; the answer says them.
+    ``outside`` is the neighbouring area the question belongs to, which the graph does not cover."""
     suggestions = tuple(engine.linker.closest(question)) if question and not error else ()
     what = f" {' '.join(unknown)}" if unknown else ""
     nothing = "has no entity by that name" if unknown else "has nothing on that"
+    if outside:
+        nothing = f"does not cover that area ({outside})"
     if error:
         text = f"I can't answer that: {error}."
     elif suggestions:
@@ -330,8 +334,9 @@ def _answer(
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
-    if answer.answered and not from_conversation and reports.outside_the_graph(engine, text) is not None:
-        answer = declined(engine, text, intent=guess.intent)
+    outside = reports.outside_the_graph(engine, text) if answer.answered and not from_conversation else None
+    if outside is not None:
+        answer = declined(engine, text, intent=guess.intent, outside=outside)
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
     return answer, parsed

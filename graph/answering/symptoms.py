@@ -290,9 +290,8 @@ def where_to_look_beside(ctx: Context, iri: str, said: str) -> str:
     `iostat -x`, fio and gdscheck. Empty when no related problem has any left unsaid."""
     for other in ctx.facts(iri).iris(SKOS + "related"):
         other_facts = ctx.facts(other)
-        if other not in ctx.engine.problems or not other_facts.iris(SG.whereToLook) + other_facts.iris(
-            SG.diagnosedBy
-        ):
+        checks = other_facts.iris(SG.whereToLook) + other_facts.iris(SG.diagnosedBy)
+        if other not in ctx.engine.problems or not checks:
             continue
         look = [w for w in where_to_look(ctx, other, other_facts) if w.lower() not in said]
         if look:
