@@ -63,3 +63,18 @@ def test_the_nearest_outside_topic_is_read_from_the_ontology(semantic_engine: En
     topic, cosine = semantic_engine.linker.semantic_index().outside("which learning rate should I use?")
     assert topic in outside_topics() and "learning rate" in topic
     assert 0.0 < cosine <= 1.0
+
+
+def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_areas(monkeypatch) -> None:
+    # "where does UALink fit?" is answered by name: judging it against the neighbouring areas
+    # would cost a cold process the model's load and encode for nothing.
+    from stackgraph.graph.answering import reports
+
+    engine = Engine.load(semantic=True)
+    measured: list[str] = []
+    real = reports.outside_the_graph
+    monkeypatch.setattr(reports, "outside_the_graph", lambda e, q: measured.append(q) or real(e, q))
+    assert engine.ask("where does UALink fit?").answered
+    assert measured == []
+    engine.ask("pip keeps failing to build the wheel for our attention kernel package, gcc error code 1")
+    assert len(measured) == 1

@@ -334,7 +334,11 @@ def _answer(
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
-    outside = reports.outside_the_graph(engine, text) if answer.answered and not from_conversation else None
+    # An answer that says every word of the question is about what the graph knows; only the
+    # others are measured against the neighbouring areas it does not cover, which spares most
+    # questions answered by name the model's encode.
+    judged = answer.answered and not from_conversation and not set(parsed.terms) <= set(terms(answer.answer))
+    outside = reports.outside_the_graph(engine, text) if judged else None
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, outside=outside)
     if from_conversation and answer.answered:
@@ -373,15 +377,21 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     ):
         return None
     if first.answered:
-        if set(ctx.parsed.terms) <= set(terms(first.answer)):
-            return None  # it says every word of the question: nothing could cover more
-        if compete.coverage(ctx.engine, ctx.parsed.terms, first.answer) >= 1 - compete.MARGIN:
+        if _says_it_all(ctx, first):
             return None  # no passage could beat it by the margin: skip building and ranking them
         if not ctx.engine.semantic:
             ctx.evidence = Evidence(ctx.engine)
             return reports.from_passages(ctx, use_semantic=False)
     ctx.evidence = Evidence(ctx.engine)
     return reports.from_passages(ctx, alone=not first.answered)
+
+
+def _says_it_all(ctx: Context, answer: Answer) -> bool:
+    """Whether the answer says every word of the question, or so nearly that no other answer
+    could cover more by ``compete.MARGIN``."""
+    if set(ctx.parsed.terms) <= set(terms(answer.answer)):
+        return True
+    return compete.coverage(ctx.engine, ctx.parsed.terms, answer.answer) >= 1 - compete.MARGIN
 
 
 def _in_context(
