@@ -8,6 +8,8 @@ they were about, and questions outside the graph stay declined.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from stackgraph.graph.answering import compete
@@ -248,6 +250,20 @@ def test_an_unreadable_passage_cache_is_rebuilt(
     path.write_text("{not json", encoding="utf-8")
     index = passages.load_or_build(engine)
     assert len(index.passages) > 500
+
+
+def test_the_passage_cache_is_keyed_by_the_stopwords_it_was_stemmed_with(
+    engine: Engine, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from stackgraph.graph import linking
+    from stackgraph.graph.answering import passages
+
+    monkeypatch.setenv("STACKGRAPH_CACHE_DIR", str(tmp_path))
+    before = passages._cache_path(engine)
+    edited = tmp_path / "linking.py"
+    edited.write_bytes(Path(linking.__file__).read_bytes() + b"\n# another stopword\n")
+    monkeypatch.setattr(linking, "__file__", str(edited))
+    assert passages._cache_path(engine) != before
 
 
 def test_a_named_problem_is_favoured_over_the_definitions_of_technologies_named_beside_it(

@@ -366,9 +366,10 @@ def _term_counts(engine: Engine, passage: Passage) -> dict[str, int]:
 
 
 def _cache_path(engine: Engine) -> Path:
-    """Keyed by the graph's content and by the code that verbalizes and stems (this module and
-    ``lexical``), so a change to either never meets passages built by the other."""
-    from stackgraph.graph import lexical
+    """Keyed by the graph's content and by the code that verbalizes and stems (this module,
+    ``lexical``, and ``linking``, whose stopwords the stemming drops), so a change to any of them
+    never meets passages built by the others."""
+    from stackgraph.graph import lexical, linking
 
     # ``embeddings.cache_root``'s rule, without importing numpy on the word-overlap-only path.
     root = os.environ.get("STACKGRAPH_CACHE_DIR")
@@ -376,7 +377,7 @@ def _cache_path(engine: Engine) -> Path:
         import platformdirs
 
         root = platformdirs.user_cache_dir("stackgraph")
-    code = b"".join(Path(m).read_bytes() for m in (__file__, lexical.__file__))
+    code = b"".join(Path(m).read_bytes() for m in (__file__, lexical.__file__, linking.__file__))
     digest = hashlib.sha256(engine.loaded.content_hash.encode() + PASSAGES_VERSION.encode() + code)
     return Path(root).expanduser() / "passages" / f"{digest.hexdigest()[:24]}.json"
 
