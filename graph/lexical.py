@@ -103,6 +103,13 @@ def role_verbs() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def outside_topics() -> tuple[str, ...]:
+    """The lines of ``ontology/outside_topics.txt``: neighbouring areas the graph does not cover,
+    each described in plain words (``SemanticIndex.outside`` embeds them)."""
+    return tuple(line.strip() for line in _word_file("outside_topics.txt"))
+
+
+@lru_cache(maxsize=1)
 def synonyms() -> dict[str, frozenset[str]]:
     """Stem -> the stems of the other words of its group in ``ontology/report_words.tsv``: the
     everyday words a report uses for what the graph says otherwise ("crawling" for "slow")."""

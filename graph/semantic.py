@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from importlib import resources
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering.text import first_sentences
 from stackgraph.graph.embeddings import Embedder, EmbeddingIndex
+from stackgraph.graph.lexical import outside_topics
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -79,9 +79,3 @@ class SemanticIndex:
                     self._outside = EmbeddingIndex.load_or_build(pairs, digest + "-outside", self.embedder)
         found = self._outside.search(self.vector(text), k=1)
         return found[0] if found else None
-
-
-def outside_topics() -> list[str]:
-    """The lines of ``ontology/outside_topics.txt``, without blanks and comments."""
-    text = (resources.files("stackgraph.ontology") / "outside_topics.txt").read_text(encoding="utf-8")
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]

@@ -58,7 +58,7 @@ def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_e
 
 
 def test_the_nearest_outside_topic_is_read_from_the_ontology(semantic_engine: Engine) -> None:
-    from stackgraph.graph.semantic import outside_topics
+    from stackgraph.graph.lexical import outside_topics
 
     topic, cosine = semantic_engine.linker.semantic_index().outside("which learning rate should I use?")
     assert topic in outside_topics() and "learning rate" in topic

@@ -337,7 +337,7 @@ def _answer(
     # An answer that says every word of the question is about what the graph knows; only the
     # others are measured against the neighbouring areas it does not cover, which spares most
     # questions answered by name the model's encode.
-    judged = answer.answered and not from_conversation and not set(parsed.terms) <= set(terms(answer.answer))
+    judged = answer.answered and not from_conversation and not _says_every_word(parsed, answer)
     outside = reports.outside_the_graph(engine, text) if judged else None
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, outside=outside)
@@ -386,10 +386,15 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     return reports.from_passages(ctx, alone=not first.answered)
 
 
+def _says_every_word(parsed: Question, answer: Answer) -> bool:
+    """Whether the answer says every word of the question."""
+    return set(parsed.terms) <= set(terms(answer.answer))
+
+
 def _says_it_all(ctx: Context, answer: Answer) -> bool:
     """Whether the answer says every word of the question, or so nearly that no other answer
     could cover more by ``compete.MARGIN``."""
-    if set(ctx.parsed.terms) <= set(terms(answer.answer)):
+    if _says_every_word(ctx.parsed, answer):
         return True
     return compete.coverage(ctx.engine, ctx.parsed.terms, answer.answer) >= 1 - compete.MARGIN
 
