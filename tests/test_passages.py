@@ -164,6 +164,35 @@ def test_follow_up_whose_subject_the_graph_knows_or_that_asks_about_it_leans_on_
     assert engine.ask(follow_up, conversation).answered
 
 
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        "and how do I align a table in markdown?",  # leans by "and how"; "table" is a graph word
+        "and how do I indent a block in python?",
+        "and how do I set up port forwarding on my router?",  # "port" too, but not PFC's
+    ],
+)
+def test_follow_up_saying_its_own_subject_in_words_the_last_one_never_uses_is_declined(
+    engine: Engine, follow_up: str
+) -> None:
+    # Three or more words of its own, none of them in what the graph says of PFC: the question
+    # is about something else, whatever its wording leans on; asked alone it is declined.
+    conversation = Conversation()
+    assert engine.ask("what is PFC?", conversation).answered
+    answer = engine.ask(follow_up, conversation)
+    assert not answer.answered
+    assert answer.context is None
+
+
+def test_follow_up_whose_own_words_the_last_subject_uses_leans_on_it(engine: Engine) -> None:
+    # "pause", "frames" and "switch" are said of PFC: the follow-up asks about it, no "it" needed.
+    conversation = Conversation()
+    assert engine.ask("what is PFC?", conversation).answered
+    follow = engine.ask("and where would I see pause frames counted on the switch?", conversation)
+    assert follow.answered
+    assert follow.context and "PFC" in follow.context
+
+
 def test_follow_up_pointing_back_at_a_declined_turn_is_declined(engine: Engine) -> None:
     # "it" is the bread the declined turn asked about, not PFC from the turn before.
     conversation = Conversation()
@@ -565,3 +594,30 @@ def test_every_entity_has_a_passage_even_when_its_only_sentence_is_shared(engine
     assert set(engine.catalog.records) <= subjects
     texts = {p.text for p in engine.passages.passages}
     assert "gdscheck shows: Disk I/O can't keep up with model loading" in texts
+
+
+def test_the_sentence_that_asks_is_found_among_the_report_sentences(engine: Engine) -> None:
+    from stackgraph.graph.answering.question import Question
+
+    report = "Serving is on 2 boxes with TP=8 over InfiniBand, version 4.2.1. Which setting spreads layers over both boxes?"
+    assert set(Question.parse(engine, report).asked_terms) == set(
+        terms("which setting spreads layers over both boxes")
+    )
+    assert Question.parse(engine, "which setting spreads layers over both boxes?").asked_terms == ()
+    assert Question.parse(engine, "TP=8 on one box. It does not fit.").asked_terms == ()
+
+
+def test_words_of_the_sentence_that_asks_weigh_more_than_the_context_around_it(engine: Engine) -> None:
+    # The context names tensor parallelism; the question asks what spreads layers across nodes.
+    question = "Serving is on 2 boxes with tensor parallel 8 each. Which setting splits layers across nodes?"
+    asked = terms("which setting splits layers across nodes")
+    index = engine.passages
+    plain = index.rank(question, use_semantic=False, k=60)
+    stressed = index.rank(question, use_semantic=False, k=60, asked=asked)
+
+    # Scores are shares of the best; what counts is the asked passage against the context's.
+    def gap(hits: list) -> float:
+        pipeline = next(h.score for h in hits if h.passage.text.startswith("pipeline_parallel_size"))
+        return hits[0].score - pipeline
+
+    assert gap(stressed) < gap(plain)

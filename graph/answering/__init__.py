@@ -49,6 +49,11 @@ NAME_LOOKUP_TERMS = 3
 #: banana bread recipe?" (several) is about something else.
 BARE_UNKNOWN = 1
 
+#: Words of its own from which a follow-up that names nothing and does not point back is about
+#: something else when the conversation's subject says none of them: "which setting do I bump?"
+#: (two) asks about the subject, "how do I make excel sum a column?" (three) about a spreadsheet.
+OWN_WORDS_ELSEWHERE = 3
+
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
@@ -539,11 +544,15 @@ def _follow_up(
     leans = Conversation.leans_on_context(text) or bare
     if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
-    if Conversation.refers_to_layer(text) or (
+    lists_layer = Conversation.refers_to_layer(text) or (
         intent == intents.LIST
         and not named
         and (not parsed.points_back or Conversation.asks_for_siblings(text))
-    ):
+    )
+    subject = (conversation.last_layer or conversation.focus) if lists_layer else conversation.focus
+    if not named and subject and _elsewhere(engine, parsed, subject):
+        return candidates, False
+    if lists_layer:
         layer = conversation.last_layer
         if layer is None and conversation.focus and engine.catalog.is_a(conversation.focus, SG.Layer):
             layer = conversation.focus
@@ -556,6 +565,19 @@ def _follow_up(
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
+
+
+def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:
+    """Whether a follow-up that names nothing is about something other than the conversation's
+    ``subject``: it does not point back, and it says ``OWN_WORDS_ELSEWHERE`` or more words of its
+    own, none of which a statement of the subject holds. Leaning on context by its wording ("and
+    how do I ...") or by plain words alone does not make a question about the last subject."""
+    if parsed.points_back:
+        return False
+    own = parsed.own_words()
+    return len(own) >= OWN_WORDS_ELSEWHERE and not engine.passages.says_of(
+        subject, [s for stems in own for s in stems]
+    )
 
 
 def _about_the_declined(parsed: Question, conversation: Conversation) -> bool:

@@ -65,6 +65,8 @@ CONTEXT_SHARE = 0.0
 ASKS_BEYOND_NAMES = 2
 #: Embedded passages are cut to their opening: the meaning sits there and the cost grows with length.
 EMBED_CHARS = 300
+#: Extra weight of the words of the sentence that asks, in a report of several sentences.
+ASKED_WEIGHT = 0.5
 #: Weight of a question word's synonyms (``lexical.synonyms``) against the word itself.
 SYNONYM_WEIGHT = 0.5
 
@@ -135,9 +137,11 @@ class PassageIndex:
             for term in counts:
                 self.postings[term].append(i)
         self._lengths = lengths
-        #: entity -> the relation passages it is the object of.
+        #: entity -> the relation passages it is the object of; entity -> its own passages.
         self._objects: dict[str, list[int]] = defaultdict(list)
+        self._about: dict[str, list[int]] = defaultdict(list)
         for i, passage in enumerate(passages):
+            self._about[passage.subject].append(i)
             if passage.relation:
                 self._objects[passage.object].append(i)
         # BM25's statistics over the built-in graph's passages (store.is_builtin_entity), over all
@@ -205,6 +209,11 @@ class PassageIndex:
         """The question's terms the passage contains (its subject's names included)."""
         have = self._terms[self.index_of[passage.key]]
         return {t for t in query_terms if t in have}
+
+    def says_of(self, subject: str, stems: Iterable[str]) -> bool:
+        """Whether one of ``subject``'s own statements (its names included) holds one of ``stems``."""
+        wanted = set(stems)
+        return any(wanted & self._terms[i].keys() for i in self._about.get(subject, ()))
 
     def mentioning(self, entities: Iterable[str]) -> set[int]:
         """Passages that name one of the entities (all words of one of its labels), or whose
@@ -278,6 +287,7 @@ class PassageIndex:
         near: dict[str, float] | None = None,
         weak: set[str] | frozenset[str] = frozenset(),
         exclude: set[str] | frozenset[str] = frozenset(),
+        asked: Iterable[str] = (),
     ) -> list[Hit]:
         """The passages that best match the whole question, best first.
 
@@ -289,12 +299,15 @@ class PassageIndex:
         ``weak`` are named entities matched by one common word only ("image" of "the image
         problem"): they keep the named prior, but a problem named so gets no problem prior, since
         "our customer data" names no data problem. Passages about an ``exclude`` subject are not
-        ranked at all.
+        ranked at all. ``asked`` are the terms of the sentence that asks, in a report of several
+        sentences: they weigh ``1 + ASKED_WEIGHT`` times as much as the words around them.
         """
         if query_terms is None:
             query_terms = terms(question)
         raw = self.bm25(query_terms)
         said = set(query_terms)
+        for i, weight in self.bm25(said.intersection(asked)).items():
+            raw[i] += ASKED_WEIGHT * weight
         table = synonyms()
         # The report's everyday words meet the graph's ("crawling" / "slow"), at a discount.
         for i, weight in self.bm25({s for t in said for s in table.get(t, ()) if s not in said}).items():

@@ -15,7 +15,9 @@ the competition between answers, linking, the follow-up rules), and they could d
 - ``unknown_names``: words of the sentence that asks, written as names (an identifier, an
   acronym, a capitalised or CamelCase word inside a sentence), that name nothing in the graph and
   that the graph never uses;
-- ``asks_for_remedy``: whether it asks for a fix ("are there any solutions?").
+- ``asks_for_remedy``: whether it asks for a fix ("are there any solutions?");
+- ``asked_terms``: in a report of several sentences, the terms of the one that asks (the last
+  ending in a question mark): the sentences before it say what happened, that one what is wanted.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class Question:
     asks_for_remedy: bool = False
     #: Whether it asks for a person, whom the graph never holds ("who invented the GPU?").
     asks_for_person: bool = False
+    #: The terms of the sentence that asks, when other sentences stand beside it; else empty.
+    asked_terms: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
@@ -70,6 +74,7 @@ class Question:
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_person=_asks_for_a_person(engine, text),
+            asked_terms=tuple(terms(_asking_sentence(text))),
         )
 
     @property
@@ -91,6 +96,15 @@ class Question:
             stems = terms(word)
             if i not in named and stems:
                 yield word, stems
+
+    def own_words(self) -> list[list[str]]:
+        """The stems of each word that says what the question is about in its own words: not a
+        name, not a number, not a word that only says what is asked ("best", "problem")."""
+        return [
+            stems
+            for word, stems in self._unnamed_words()
+            if word.isalpha() and word not in relational_words()
+        ]
 
     def words_beyond_names(self, engine: Engine) -> tuple[list[str], bool]:
         """The question's words outside its names that the graph never uses and that are ordinary
@@ -187,6 +201,19 @@ _WRITTEN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/+]*")
 _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^.!?]*[.!?]?\s*$)")
 #: What ends a sentence: a capital after it starts a sentence, not a name.
 _SENTENCE_END = (".", "?", "!", ":", ";")
+
+
+#: Where one sentence ends and the next begins (a version like "4.2.2" has no space after its dots).
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _asking_sentence(text: str) -> str:
+    """The last sentence ending in a question mark, when the text has other sentences beside it
+    ("model doesn't fit on one node at TP=8. we have 2 nodes. which parameter spreads it across
+    them?"); empty for a single sentence or a report that asks nothing in so many words."""
+    sentences = [s for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    return asking[-1] if len(sentences) > 1 and asking else ""
 
 
 def looks_like_a_name(word: str, starts_sentence: bool) -> bool:

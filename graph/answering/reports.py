@@ -105,6 +105,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
         query_terms=ctx.parsed.terms,
         residual=ctx.parsed.residual_terms,
         near=_near(ctx, ctx.focus) if ctx.focus else None,
+        asked=ctx.parsed.asked_terms,
     )
 
 
