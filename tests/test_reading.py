@@ -697,6 +697,26 @@ def test_who_asks_for_a_component_when_its_verb_names_a_role(
     assert not engine.ask("who made NVLink?").answered  # a maker is a person or a company
 
 
+def test_an_adverb_between_who_and_its_verb_changes_nothing(engine: Engine) -> None:
+    # "who normally owns X?" asks for a layer like "who owns X?"; "who really invented X?" for a person.
+    assert engine.ask("who normally owns CrashLoopBackOff?").intent == "owner_of_symptom"
+    assert not engine.ask("who really invented the GPU?").answered
+
+
+def test_who_drives_asks_for_the_component_that_drives_it(engine: Engine) -> None:
+    # Driving a process is a role in the stack (the MIG manager drives MIG partitioning).
+    answer = engine.ask("who drives MIG partitioning on Kubernetes?")
+    assert answer.answered and "MIG manager" in answer.answer
+
+
+def test_a_bare_follow_up_asking_for_the_likeliest_cause_leans_on_the_problem(engine: Engine) -> None:
+    # "likely" says how sure, like "probably": it is no word from outside the graph.
+    conversation = Conversation()
+    assert engine.ask("the NCCL job stalls on many nodes", conversation).answered
+    follow = engine.ask("what's the most likely cause?", conversation)  # "what's": "what s"
+    assert follow.answered and follow.context
+
+
 def test_a_follow_up_asking_one_thing_of_it_leans_and_one_about_the_weather_does_not(
     engine: Engine,
 ) -> None:

@@ -538,7 +538,8 @@ def _follow_up(
     # says nothing the graph knows ("so how do I cook rice?") and does not point back.
     bare = (
         not named
-        and all(w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
+        # One letter is the tail of a contraction ("what's" is normalized "what s"), not a word.
+        and all(len(w) == 1 or w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
         and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
     )
     leans = Conversation.leans_on_context(text) or bare

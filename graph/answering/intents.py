@@ -93,7 +93,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         OWNER,
         re.compile(
-            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho owns\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat (?:\w+ly )?(?:causes|could cause|might cause|would cause)\b|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
+            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho (?:\w+ly )?owns?\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat (?:\w+ly )?(?:causes|could cause|might cause|would cause)\b|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
             _I,
         ),
     ),
@@ -165,7 +165,9 @@ def looks_like_symptom(question: str) -> bool:
     return bool(SYMPTOM_WORDS.search(question))
 
 
-_ASKS_FOR_LAYER = re.compile(r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b|\bwho owns\b|\bwhere\b", _I)
+_ASKS_FOR_LAYER = re.compile(
+    r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b|\bwho (?:\w+ly )?owns?\b|\bwhere\b", _I
+)
 
 
 def asks_for_layer(question: str) -> bool:

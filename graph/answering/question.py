@@ -239,7 +239,7 @@ def _positions(mentions: tuple[Mention, ...]) -> set[int]:
 #: "who" opening a question (after a joining word), and the verb it asks with.
 _ASKS_FOR_PERSON = re.compile(
     r"^\s*(?:(?:and|so|ok|okay|also|then|but)\b[\s,]*)*(?:who|whom|whose)\b"
-    r"(?:\s+(?:is|are|was|were|does|do|did|will|would|can|could|should|actually|really))*"
+    r"(?:\s+(?:is|are|was|were|does|do|did|will|would|can|could|should|[a-z]+ly))*"
     r"\s*(?P<verb>[a-z]*)",
     re.IGNORECASE,
 )

@@ -1,0 +1,54 @@
+"""Two-turn conversations, scored the way ``../shared/eval/score.py --chat`` scores them (issue 11).
+
+The scorer runs one ``stackgraph ask --chat`` process per conversation, too slow for hundreds of
+them in CI; here the same judge reads answers from one engine in this process. The sets:
+
+- ``follow_ups.jsonl``: 170 conversations we wrote (follow-ups leaning on context, off-topic ones);
+- ``follow_ups_blind.jsonl``: 150 written by a helper that read only the seeds, without seeing the
+  engine: 60 follow-ups on the first turn's subject, 45 everyday and 45 technical off-topic ones.
+  Three of its failures were fixed by mechanisms after it was first scored (see the closing note
+  of issue 11), so the bar guards those fixes rather than measuring the engine blind.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.engine import Engine
+
+EVAL = Path(__file__).parent / "eval"
+SCORER = Path(__file__).resolve().parents[2] / "shared" / "eval" / "score.py"
+
+#: Least share of conversations whose last answer passes, per set.
+BARS = {"follow_ups.jsonl": 0.97, "follow_ups_blind.jsonl": 0.90}
+
+
+def _judge():
+    if not SCORER.is_file():
+        pytest.skip(f"the shared scorer is not at {SCORER}")
+    spec = importlib.util.spec_from_file_location("shared_score", SCORER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.judge
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(BARS))
+def test_the_last_answer_of_each_conversation_passes(semantic_engine: Engine, name: str) -> None:
+    judge = _judge()
+    items = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
+    failed = []
+    for item in items:
+        conversation = Conversation()
+        for question in item["turns"]:
+            answer = semantic_engine.ask(question, conversation)
+        why = judge(item, {"answered": answer.answered, "answer": answer.answer}, 1200)
+        if why:
+            failed.append(f"{item['id']}: {item['turns'][-1]!r}: {why}")
+    share = 1 - len(failed) / len(items)
+    assert share >= BARS[name], f"{share:.1%} of {len(items)} passed:\n" + "\n".join(failed)
