@@ -29,6 +29,8 @@ from stackgraph.graph.model import MAX_NAME_CHARS, EntityRef, NameTooLong, Unkno
 from stackgraph.graph.store import KG, SG
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from stackgraph.graph.engine import Engine
 
 #: Single words too common to name an entity on their own, whatever a label says.
@@ -358,6 +360,7 @@ class Linker:
         #: names also made every question compare its words with each of them (22 ms a question).
         has_digit = re.compile(r"\d").search
         self._spelling_choices = [f for f in self._fuzzy_choices if not has_digit(f)]
+        self._spelling_firsts: np.ndarray | None = None  # their first letters, on first use
 
     def _forms_of(self, rec: EntityRecord) -> Iterator[tuple[int, str]]:
         """(table, form) for each name form of ``rec``: 0 forms, 1 primary forms, 2 direct forms."""
@@ -576,13 +579,21 @@ class Linker:
 
         One ``cdist`` call per scorer compares every candidate with every name in C (a long report
         has a hundred runs of words; one ``extractOne`` each cost several ms a question). Ties go to
-        the first name, as ``extractOne`` does."""
+        the first name, as ``extractOne`` does.
+
+        A slip of the keys keeps the first letter ("pytroch", "slignshot", "inferencce"); a word
+        that differs there is another word, however close the rest: "icloud" is not "cloud", nor
+        "flops" MLOps, nor "a cluster" Ray Cluster. Only names with the candidate's first letter
+        compete."""
         import numpy as np  # rapidfuzz's cdist returns an array; numpy is loaded by then anyway
 
         out: list[tuple[str, float] | None] = [None] * len(candidates)
         choices = self._spelling_choices
         if not candidates or not choices:
             return out
+        if self._spelling_firsts is None:
+            self._spelling_firsts = np.array([c[0] for c in choices])
+        firsts = self._spelling_firsts
         singles = [i for i, (size, _, _) in enumerate(candidates) if size == 1]
         runs = [i for i, (size, _, _) in enumerate(candidates) if size > 1]
         for indexes, scorer, scale in ((singles, OSA.normalized_similarity, 1.0), (runs, fuzz.ratio, 100.0)):
@@ -592,8 +603,9 @@ class Linker:
                 [candidates[i][2] for i in indexes], choices, scorer=scorer, dtype=np.float64
             )
             for row, i in zip(scores, indexes, strict=True):
-                j = int(np.argmax(row))
                 form = candidates[i][2]
+                row = np.where(firsts == form[0], row, 0.0)
+                j = int(np.argmax(row))
                 cutoff = (1 - 1 / len(form) - 0.01) if scale == 1.0 else FUZZY_MIN
                 if row[j] >= cutoff and row[j] > 0:
                     out[i] = (choices[j], row[j] / scale)

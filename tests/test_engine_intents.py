@@ -166,3 +166,19 @@ def test_a_near_miss_of_a_name_with_digits_is_not_taken_for_it(engine: Engine) -
     mentions = linker.mentions(f"where does {other} fit")
     assert not any(m.how == "fuzzy" and m.surface == other for m in mentions)
     assert any(m.how == "fuzzy" for m in linker.mentions("where does NCLL fit"))
+
+
+def test_a_word_that_differs_from_a_name_in_its_first_letter_is_no_misspelling_of_it(
+    engine: Engine,
+) -> None:
+    """A slip of the keys keeps the first letter: "nccll" is NCCL with a letter too many, while
+    "xnccl" (a letter before it) and "mvlink" (another first letter) are other words, one edit
+    away as they are."""
+    linker = engine.linker
+
+    def fuzzy(text: str) -> set[str]:
+        return {engine.catalog.display(m.iri) for m in linker.mentions(text) if m.how == "fuzzy"}
+
+    assert "NCCL" in fuzzy("where does nccll fit")  # a letter too many at the end
+    assert "NCCL" not in fuzzy("where does xnccl fit")  # a letter before the first is another word
+    assert "NVLink" not in fuzzy("where does mvlink fit")
