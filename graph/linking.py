@@ -241,11 +241,13 @@ class Mention:
 
 
 def _plural_forms(form: str) -> set[str]:
+    """The form with its last word made singular or plural. A final "s" after a letter is a
+    plural's: after a slash it is a unit ("tokens/s" has no singular "tokens/")."""
     words = form.split()
     if not words:
         return set()
     last = words[-1]
-    if len(last) > 3 and last.endswith("s") and not last.endswith("ss"):
+    if len(last) > 3 and last.endswith("s") and not last.endswith("ss") and last[-2].isalpha():
         return {" ".join([*words[:-1], last[:-1]])}
     if len(last) > 2 and last.isalpha():
         return {" ".join([*words[:-1], last + "s"])}

@@ -182,3 +182,15 @@ def test_a_word_that_differs_from_a_name_in_its_first_letter_is_no_misspelling_o
     assert "NCCL" in fuzzy("where does nccll fit")  # a letter too many at the end
     assert "NCCL" not in fuzzy("where does xnccl fit")  # a letter before the first is another word
     assert "NVLink" not in fuzzy("where does mvlink fit")
+
+
+def test_a_unit_after_a_slash_has_no_singular(engine: Engine) -> None:
+    """ "tokens/s" is a rate, not the plural of "tokens/": no such form, so the word "tokens" in
+    a question is no close spelling of tokens per second."""
+    from stackgraph.graph.linking import _plural_forms
+
+    assert _plural_forms("tokens/s") == set()
+    assert _plural_forms("gpus") == {"gpu"}
+    assert "tokens/" not in engine.linker.forms
+    mentions = engine.linker.mentions("why does the model stop after 512 tokens")
+    assert all(m.surface != "tokens" for m in mentions)
