@@ -328,6 +328,7 @@ def _answer(
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
     else:
         proposal = _from_passages(ctx, answer)
+    unanswered: tuple[str, ...] | None = None
     if weak and proposal is None:
         unanswered = _nothing_behind(engine, ctx, parsed)
         if unanswered is not None:
@@ -342,10 +343,15 @@ def _answer(
     # An answer that says every word of the question is about what the graph knows; only the
     # others are measured against the neighbouring areas it does not cover, which spares most
     # questions answered by name the model's encode.
-    judged = answer.answered and not from_conversation and not _says_every_word(parsed, answer)
+    if from_conversation:
+        judged = False
+    elif answer.answered:
+        judged = not _says_every_word(parsed, answer)
+    else:
+        judged = answer.error is None  # declined: measured only to say which area it belongs to
     outside = reports.outside_the_graph(engine, text) if judged else None
     if outside is not None:
-        answer = declined(engine, text, intent=guess.intent, outside=outside)
+        answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
     return answer, parsed
