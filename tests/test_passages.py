@@ -99,10 +99,18 @@ def test_questions_outside_the_graph_stay_declined(semantic_engine: Engine, ques
     assert not semantic_engine.ask(question).answered
 
 
-def test_follow_up_reports_its_context(engine: Engine) -> None:
+@pytest.mark.parametrize(
+    "follow_up",
+    [
+        "how do I check it?",
+        # No "it": "pause", "frames" and "switch" are said of PFC, so the question asks about it.
+        "and where would I see pause frames counted on the switch?",
+    ],
+)
+def test_follow_up_reports_its_context(engine: Engine, follow_up: str) -> None:
     conversation = Conversation()
     assert engine.ask("what is PFC?", conversation).answered
-    follow = engine.ask("how do I check it?", conversation)
+    follow = engine.ask(follow_up, conversation)
     assert follow.answered
     assert follow.context and "PFC" in follow.context
     assert follow.to_dict()["context"] == follow.context
@@ -167,15 +175,6 @@ def test_follow_up_whose_subject_the_graph_knows_or_that_asks_about_it_leans_on_
     conversation = Conversation()
     assert engine.ask("what is NCCL?", conversation).answered
     assert engine.ask(follow_up, conversation).answered
-
-
-def test_follow_up_whose_own_words_the_last_subject_uses_leans_on_it(engine: Engine) -> None:
-    # "pause", "frames" and "switch" are said of PFC: the follow-up asks about it, no "it" needed.
-    conversation = Conversation()
-    assert engine.ask("what is PFC?", conversation).answered
-    follow = engine.ask("and where would I see pause frames counted on the switch?", conversation)
-    assert follow.answered
-    assert follow.context and "PFC" in follow.context
 
 
 def test_follow_up_pointing_back_at_a_declined_turn_is_declined(engine: Engine) -> None:
