@@ -879,3 +879,15 @@ def test_a_definition_fallback_of_a_named_product_gives_way_to_the_statement_of_
     )
     assert answer.answer.startswith("Vector databases"), answer.answer[:200]
     assert "HNSW" in answer.answer
+
+
+def test_a_contraction_without_its_apostrophe_and_involved_say_nothing_of_the_subject(
+    engine: Engine,
+) -> None:
+    # "isnt" is "isn't" typed fast; "involved" asks how things relate. Neither is a name the
+    # graph lacks, so the question about the Kubelet it names is answered, alone or as a follow-up.
+    answer = engine.ask("so kubelet isnt involved at all?")
+    assert answer.answered and "Kubelet" in answer.answer
+    conversation = Conversation()
+    assert engine.ask("what is NCCL?", conversation).answered
+    assert engine.ask("so the CNI isnt involved at all then?", conversation).answered
