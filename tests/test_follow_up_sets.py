@@ -6,7 +6,7 @@ them in CI; here the same judge reads answers from one engine in this process. T
 - ``follow_ups.jsonl``: 170 conversations we wrote (follow-ups leaning on context, off-topic ones);
 - ``follow_ups_blind.jsonl``: 150 written by a helper that read only the seeds, without seeing the
   engine: 60 follow-ups on the first turn's subject, 45 everyday and 45 technical off-topic ones.
-  Three of its failures were fixed by mechanisms after it was first scored (see the closing note
+  Four of its failures were fixed by mechanisms after it was first scored (see the closing note
   of issue 11), so the bar guards those fixes rather than measuring the engine blind.
 """
 
