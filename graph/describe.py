@@ -25,6 +25,7 @@ _OWN_FIELDS = {
     SKOS + "hiddenLabel",
     SKOS + "definition",
     str(SG.note),
+    SKOS + "editorialNote",
 }
 
 
@@ -147,7 +148,9 @@ def describe(engine: Engine, iri: str) -> EntityDescription:
         outgoing=tuple(outgoing),
         incoming=tuple(incoming),
         sources=tuple(rec.sources) if rec else (),
-        notes=tuple(facts.texts(SG.note)),
+        # Editorial notes (how the graph reads a seed's typo) are shown on the page, never matched
+        # against questions: they say nothing about the stack.
+        notes=tuple(facts.texts(SG.note)) + tuple(facts.texts(SKOS + "editorialNote")),
     )
 
 

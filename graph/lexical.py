@@ -103,6 +103,13 @@ def role_verbs() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def setting_words() -> frozenset[str]:
+    """The words of ``ontology/setting_words.txt``: nouns for the place a question is asked from
+    ("in our cluster", "on a node"), which say where the asker stands, not what they ask about."""
+    return frozenset(w for line in _word_file("setting_words.txt") for w in line.split())
+
+
+@lru_cache(maxsize=1)
 def outside_topics() -> tuple[str, ...]:
     """The lines of ``ontology/outside_topics.txt``: neighbouring areas the graph does not cover,
     each described in plain words (``SemanticIndex.outside`` embeds them)."""

@@ -226,6 +226,46 @@ SEMANTIC_MIN = 0.45
 SEMANTIC_CACHE_K, SEMANTIC_CACHE_SIZE = 30, 256
 #: Fuzzy matches below this score (0-100) are ignored.
 FUZZY_MIN = 88
+#: Words up to this long that differ from a name by one changed character are a slip of the keys
+#: only when the key struck is next to the one meant (or doubles a neighbour, "NCLL"): one letter
+#: in four is another word more often than a typo ("nvml" is not NVMe, nor "vcpus" vGPU).
+SHORT_WORD = 5
+_KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def _neighbouring_keys() -> dict[str, set[str]]:
+    """Each key of a QWERTY keyboard with the keys around it (same row and the rows beside it)."""
+    near: dict[str, set[str]] = {}
+    for r, row in enumerate(_KEY_ROWS):
+        for c, key in enumerate(row):
+            near[key] = {
+                other[k]
+                for other in _KEY_ROWS[max(0, r - 1) : r + 2]
+                for k in range(c - 1, c + 2)
+                if 0 <= k < len(other) and other[k] != key
+            }
+    return near
+
+
+_NEAR_KEYS = _neighbouring_keys()
+
+
+def _slip_of_the_keys(typed: str, name: str) -> bool:
+    """Whether a short word one edit from a name reads as that name mistyped. Longer words and
+    letters added, dropped or swapped always do; a changed letter in a short word must be a key
+    beside the one meant, or repeat a letter next to it ("NCLL" for NCCL), and a digit in place of
+    a letter is a version number ("gpt2"), not a slip."""
+    if len(typed) > SHORT_WORD or len(typed) != len(name):
+        return True
+    changed = [k for k in range(len(typed)) if typed[k] != name[k]]
+    if len(changed) != 1:
+        return True  # a swap of two neighbours ("nvilnk"), which OSA counts as one edit
+    k = changed[0]
+    key, meant = typed[k], name[k]
+    if key.isdigit():
+        return False  # "gpt2" is a version of something, not GPTQ mistyped
+    doubled = any(0 <= n < len(typed) and typed[n] == key for n in (k - 1, k + 1))
+    return key in _NEAR_KEYS.get(meant, ()) or doubled
 
 
 @dataclass(frozen=True)
@@ -609,7 +649,7 @@ class Linker:
                 row = np.where(firsts == form[0], row, 0.0)
                 j = int(np.argmax(row))
                 cutoff = (1 - 1 / len(form) - 0.01) if scale == 1.0 else FUZZY_MIN
-                if row[j] >= cutoff and row[j] > 0:
+                if row[j] >= cutoff and row[j] > 0 and (scale != 1.0 or _slip_of_the_keys(form, choices[j])):
                     out[i] = (choices[j], row[j] / scale)
         return out
 

@@ -120,3 +120,52 @@ def test_answered_means_statements_offered_asserted_or_hedged(semantic_engine: E
             assert not answer.facts, question
             assert reports.HEDGE not in answer.answer, question
     assert hedged and declined  # both kinds were met, so both halves of the contract were checked
+
+
+def test_where_the_asker_stands_is_no_part_of_what_they_ask(engine: Engine) -> None:
+    """ "on a node", "in our cluster": a passage that happens to say "NUMA node" or "Ray Cluster"
+    answers no more of the question for it, so the check or the placement asked for stands. A
+    count is part of the problem and stays ("on 16 nodes")."""
+    from stackgraph.graph.answering.question import _without_setting
+
+    assert "node" not in _without_setting("how do I check nvlink on a node")
+    assert "cluster" not in _without_setting("where does it fit across our whole cluster?")
+    assert _without_setting("NCCL hangs on 16 nodes") == "NCCL hangs on 16 nodes"
+    assert _without_setting("fine on one node") == "fine on one node"
+
+    check = engine.ask("how do I check nvlink on a node").answer
+    assert check.startswith("To check NVLink: Run `nvidia-smi topo -m`"), check
+    placement = engine.ask("where does NVLink fit in our cluster?").answer
+    assert placement.startswith("NVLink fits in L8 Node Interconnect"), placement
+
+
+def test_the_words_that_ask_need_no_answer_of_their_own(engine: Engine) -> None:
+    """ "how do I see ...", "which command ...": the intent's cue says what kind of answer is
+    wanted; a passage saying "see the earlier chapters" covers no more of the question for it."""
+    for question in ("how do I see the GPU topology?", "how do I see the GPU topology of a node?"):
+        answer = engine.ask(question).answer
+        assert "nvidia-smi topo -m" in answer.split(".")[0], (question, answer)
+
+
+def test_an_answer_about_a_named_thing_says_the_words_that_named_it(engine: Engine) -> None:
+    """The question named ``nvidia-smi topo -m`` by its alias "GPU topology": an answer about that
+    command accounts for those words though its text says "topo"."""
+    from stackgraph.graph.answering import compete
+
+    parsed = Question.parse(engine, "how do I see the GPU topology?")
+    naming = parsed.naming
+    command = next(iri for iri in naming if iri.endswith("cmd-nvidia-smi-topo-m"))
+    text = "Run `nvidia-smi topo -m`: Shows GPU-to-GPU link types."
+    plain = compete.coverage(engine, ["gpu", "topolog"], text)
+    named = compete.coverage(engine, ["gpu", "topolog"], text, named=naming[command])
+    assert plain < 1.0 and named == 1.0
+
+
+def test_an_editorial_note_is_shown_but_never_matched(engine: Engine) -> None:
+    """How the graph reads a seed's typo ("the seed's typography printed ...") is said on the
+    command's page, but it is no statement about the stack for a question to match."""
+    from stackgraph.graph.describe import describe
+
+    assert [p for p in engine.passages.passages if "typography" in p.text] == []
+    command = next(iri for iri in engine.catalog.records if iri.endswith("/cmd-nvidia-smi-query-ecc"))
+    assert any("typography" in n for n in describe(engine, command).notes)

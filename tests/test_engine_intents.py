@@ -184,6 +184,26 @@ def test_a_word_that_differs_from_a_name_in_its_first_letter_is_no_misspelling_o
     assert "NVLink" not in fuzzy("where does mvlink fit")
 
 
+def test_a_changed_letter_in_a_short_word_is_a_typo_only_beside_the_key_meant(engine: Engine) -> None:
+    """One letter in four is a big share of a short word: "nvml" (NVIDIA's management library) is
+    no NVMe and "gpt2" no GPTQ, while a neighbouring key or a doubled letter moved is still a slip
+    ("nvne", "NCLL"). Longer words keep every one-edit spelling ("kernals")."""
+    from stackgraph.graph.linking import _slip_of_the_keys
+
+    assert _slip_of_the_keys("ncll", "nccl")  # the doubled letter moved
+    assert _slip_of_the_keys("nvne", "nvme")  # n is beside m
+    assert not _slip_of_the_keys("nvml", "nvme")
+    assert not _slip_of_the_keys("gpt2", "gptq")  # a digit is a version, not a slip
+    assert _slip_of_the_keys("kernals", "kernels")  # long enough for any one edit
+    assert _slip_of_the_keys("nvmee", "nvme")  # a letter added is always a slip
+
+    def fuzzy(text: str) -> set[str]:
+        return {m.surface for m in engine.linker.mentions(text) if m.how == "fuzzy"}
+
+    assert "nvml" not in fuzzy("nvml reports the wrong clocks on one node")
+    assert "ncll" in fuzzy("where does ncll fit")
+
+
 def test_a_unit_after_a_slash_has_no_singular(engine: Engine) -> None:
     """ "tokens/s" is a rate, not the plural of "tokens/": no such form, so the word "tokens" in
     a question is no close spelling of tokens per second."""

@@ -48,6 +48,33 @@ def test_a_question_nearer_a_topic_outside_the_graph_is_declined(semantic_engine
         assert answer.suggestions  # still says what the graph knows nearest
 
 
+def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine: Engine) -> None:
+    """Licences of weights and code, and reproducing a paper's numbers, are asked in the same
+    threads as serving and training problems; no seed says anything of them."""
+    for question in (
+        "does the apache license on the code also cover the model weights?",
+        "paper says 78.2 on the benchmark but my run of their eval script gives 74",
+        "how do I add new special tokens to the tokenizer vocabulary and resize the embeddings",
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+
+
+def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
+    semantic_engine: Engine,
+) -> None:
+    """An answer asserted needs the question clearly nearer an uncovered area to be withdrawn; one
+    the engine only offers as "the closest it knows" is withdrawn as soon as the area is as near."""
+    from stackgraph.graph.answering import reports
+
+    question = "is it legal to ship this model's weights inside a paid app"
+    cosines = semantic_engine.passages.semantic(question)
+    topic, cosine = semantic_engine.linker.semantic_index().outside(question)
+    assert max(cosines) <= cosine < max(cosines) + reports.OUTSIDE_MARGIN  # the case in between
+    assert reports.outside_the_graph(semantic_engine, question) is None
+    assert reports.outside_the_graph(semantic_engine, question, 0.0) == topic
+
+
 def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_engine: Engine) -> None:
     for question in (
         "the model loads slowly from the shared filesystem on every restart",
@@ -73,7 +100,9 @@ def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_ar
     engine = Engine.load(semantic=True)
     measured: list[str] = []
     real = reports.outside_the_graph
-    monkeypatch.setattr(reports, "outside_the_graph", lambda e, q: measured.append(q) or real(e, q))
+    monkeypatch.setattr(
+        reports, "outside_the_graph", lambda e, q, *margin: measured.append(q) or real(e, q, *margin)
+    )
     assert engine.ask("where does UALink fit?").answered
     assert measured == []
     engine.ask("pip keeps failing to build the wheel for our attention kernel package, gcc error code 1")

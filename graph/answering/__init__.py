@@ -336,7 +336,9 @@ def _answer(
     # "what is it?" asks for a definition and nothing more; "what is the most common threat in
     # MCP?" asks for one property of MCP.
     asked_to_define = guess.intent == intents.DEFINE and not parsed.residual_terms
-    chosen = compete.better(engine, parsed.terms, answer, proposal, weak, asked_to_define)
+    chosen = compete.better(
+        engine, parsed.content_terms, answer, proposal, weak, asked_to_define, parsed.naming
+    )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
     answer = chosen
@@ -349,7 +351,9 @@ def _answer(
         judged = not _says_every_word(parsed, answer)
     else:
         judged = answer.error is None  # declined: measured only to say which area it belongs to
-    outside = reports.outside_the_graph(engine, text) if judged else None
+    hedged = answer.answered and answer.answer.startswith(reports.HEDGE)
+    margin = 0.0 if hedged else reports.OUTSIDE_MARGIN
+    outside = reports.outside_the_graph(engine, text, margin) if judged else None
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
     if from_conversation and answer.answered:

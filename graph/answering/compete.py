@@ -10,7 +10,7 @@ since its wording cues were matched on purpose.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.lexical import terms
@@ -25,10 +25,18 @@ DEFINE = "define"
 MARGIN = 0.1
 
 
-def coverage(engine: Engine, question: str | Sequence[str], text: str, known_only: bool = True) -> float:
+def coverage(
+    engine: Engine,
+    question: str | Sequence[str],
+    text: str,
+    known_only: bool = True,
+    named: Iterable[str] = (),
+) -> float:
     """Share (by rarity weight) of the question's content words that ``text`` contains.
 
-    ``question`` is the text or, better, its terms already parsed (``Question.terms``).
+    ``question`` is the text or, better, its terms already parsed (``Question.terms``). ``named``
+    are question terms the text accounts for without repeating them: the words with which the
+    question named what the text is about ("GPU topology" for ``nvidia-smi topo -m``).
 
     ``known_only`` leaves out words the graph never uses ("tricky", "wondering"): no answer can
     cover them, so they only blur a comparison. Counted (as rare words), they show how much of the
@@ -39,7 +47,7 @@ def coverage(engine: Engine, question: str | Sequence[str], text: str, known_onl
         wanted = {t for t in wanted if t in engine.lexical.idf}
     if not wanted:
         return 0.0
-    have = set(terms(text))
+    have = set(terms(text)) | set(named)
     weight = engine.lexical.weight
     return math.fsum(weight(t) for t in wanted & have) / math.fsum(weight(t) for t in wanted)
 
@@ -51,12 +59,15 @@ def better(
     challenger: Answer | None,
     described: bool = False,
     asked_to_define: bool = False,
+    naming: Mapping[str, Iterable[str]] | None = None,
 ) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins).
 
     ``described``: the first answer is about an entity found by what the question describes (by
     meaning or word overlap), not one it names; it then loses ties too. ``asked_to_define``: the
-    question asks what its subject is and nothing more ("what is it?")."""
+    question asks what its subject is and nothing more ("what is it?"). ``naming`` maps each entity
+    the question names to the terms that named it: an answer about that entity says those words
+    by being about it, whatever its text calls it."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
@@ -73,8 +84,8 @@ def better(
         and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
     ):
         return first  # the intent's answer is about a part of what the passage is about
-    theirs = coverage(engine, question, challenger.answer)
-    mine = coverage(engine, question, first.answer)
+    theirs = coverage(engine, question, challenger.answer, named=_named_terms(challenger, naming))
+    mine = coverage(engine, question, first.answer, named=_named_terms(first, naming))
     if (
         first.intent == DEFINE
         and not asked_to_define
@@ -93,6 +104,13 @@ def better(
         # the one matched on the question's words and meaning at once.
         return challenger
     return challenger if theirs > mine + MARGIN else first
+
+
+def _named_terms(answer: Answer, naming: Mapping[str, Iterable[str]] | None) -> set[str]:
+    """The question's terms that named one of the entities the answer is about."""
+    if not naming:
+        return set()
+    return {t for e in answer.entities if e.iri in naming for t in naming[e.iri]}
 
 
 #: Edges from a broader entity to the narrower ones it contains: a symptom to its triage step, a

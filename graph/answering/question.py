@@ -32,7 +32,7 @@ from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.evidence import relation_words
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
-from stackgraph.graph.lexical import relational_words, role_verbs, synonyms, terms
+from stackgraph.graph.lexical import relational_words, role_verbs, setting_words, synonyms, terms
 from stackgraph.graph.linking import STOPWORDS
 
 if TYPE_CHECKING:
@@ -81,6 +81,21 @@ class Question:
     def named(self) -> list[str]:
         """The IRIs the question names, in the order it names them."""
         return [m.iri for m in self.mentions]
+
+    @property
+    def content_terms(self) -> tuple[str, ...]:
+        """The terms less those of the words that cue its intent ("how do I see", "which command")
+        and of a phrase saying where the asker stands ("on a node", "in our cluster"): they say
+        what kind of answer is wanted and from where, which no statement needs to repeat."""
+        return tuple(terms(_without_setting(intents.without_cues(self.text, self.intent.intent))))
+
+    @property
+    def naming(self) -> dict[str, set[str]]:
+        """Each entity the question names, with the terms of the words that name it."""
+        found: dict[str, set[str]] = {}
+        for m in self.mentions:
+            found.setdefault(m.iri, set()).update(terms(m.surface))
+        return found
 
     @property
     def residual_terms(self) -> tuple[str, ...]:
@@ -205,6 +220,31 @@ _SENTENCE_END = (".", "?", "!", ":", ";")
 
 #: Where one sentence ends and the next begins (a version like "4.2.2" has no space after its dots).
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _without_setting(text: str) -> str:
+    """``text`` less its phrases naming the place it is asked from ("on a node", "across our
+    whole cluster"; ``lexical.setting_words``): a preposition, a determiner, perhaps a word that
+    only says which or how much ("whole"), then a setting noun. A count is no setting ("on 16
+    nodes", "on one node" are part of the problem), nor is "on my GPU nodes"."""
+    global _SETTING
+    if _SETTING is None:
+        nouns = "|".join(sorted(map(re.escape, setting_words()), key=len, reverse=True))
+        which = "|".join(sorted(map(re.escape, relational_words()), key=len, reverse=True))
+        _SETTING = re.compile(
+            rf"\b(?:in|on|of|for|from|across|at|within|throughout)\s+(?:{'|'.join(_PLACE_DETERMINERS)})\s+"
+            rf"(?:(?:{which})\s+)?(?:{nouns})\b",
+            re.IGNORECASE,
+        )
+    return _SETTING.sub(" ", text)
+
+
+#: Determiners that make "on a node" a place rather than a count ("on 16 nodes").
+_PLACE_DETERMINERS = (
+    "a", "an", "the", "my", "our", "your", "their", "each", "every", "all", "all the", "all our",
+    "this", "that", "these", "those", "some",
+)  # fmt: skip
+_SETTING: re.Pattern[str] | None = None
 
 
 def _asking_sentence(text: str) -> str:

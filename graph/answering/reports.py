@@ -47,7 +47,9 @@ HEDGE = "The closest the graph knows:"
 #: thing the graph knows.
 HEDGE_WORDS = 2
 #: How much nearer in meaning (cosine) to a topic outside the graph than to its best statement a
-#: question must be for the engine to decline it.
+#: question must be for the engine to decline it. A hedged answer needs none: the engine offers it
+#: only as the closest it knows, and a question as near an area the graph does not cover is
+#: about that area.
 OUTSIDE_MARGIN = 0.05
 #: The highest confidence a hedged answer carries.
 HEDGED_CONFIDENCE = 0.5
@@ -138,17 +140,18 @@ def _corroborated(ctx: Context, hit: Hit) -> bool:
     return len(shared_words(ctx, hit)) >= ALONE_WORDS
 
 
-def outside_the_graph(engine: Engine, question: str) -> str | None:
+def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MARGIN) -> str | None:
     """The neighbouring topic the graph does not cover (``ontology/outside_topics.txt``) that the
     question is nearer in meaning to than to any of the graph's statements, if any: "pip cannot
     build the flash-attn wheel" is about Python packaging, however many words it shares with a
     container that dies on startup, so whatever matched those words is no answer to it. None
-    with the model off."""
+    with the model off. ``margin``: how much nearer the topic must be (``OUTSIDE_MARGIN``; none
+    for an answer the engine only offers as the closest it knows)."""
     cosines = engine.passages.semantic(question)
     if cosines is None or not len(cosines):
         return None
     found = engine.linker.semantic_index().outside(question)
-    if found is None or found[1] < max(cosines) + OUTSIDE_MARGIN:
+    if found is None or found[1] < max(cosines) + margin:
         return None
     return found[0]
 
