@@ -169,3 +169,25 @@ def test_an_editorial_note_is_shown_but_never_matched(engine: Engine) -> None:
     assert [p for p in engine.passages.passages if "typography" in p.text] == []
     command = next(iri for iri in engine.catalog.records if iri.endswith("/cmd-nvidia-smi-query-ecc"))
     assert any("typography" in n for n in describe(engine, command).notes)
+
+
+def test_a_problem_without_checks_borrows_those_of_what_its_cause_is_related_to(engine: Engine) -> None:
+    """The throughput triage's "data loading starved" branch points at storage throughput and names
+    no check; storage throughput is related to the disk I/O that `iostat -x` shows. The answer says
+    so, and every edge of that path is among its facts; the symptom the branch belongs to is
+    broader, not beside it."""
+    from stackgraph.graph.answering.symptoms import _problems_beside
+
+    branch = next(
+        iri
+        for iri in engine.catalog.records
+        if iri.endswith("/triage-throughput-dropped-data-loading-starved")
+    )
+    beside = [problem for problem, _ in _problems_beside(_context(engine, "x"), branch)]
+    assert any(p.endswith("/cause-disk-io-cant-keep-up") for p in beside)
+    assert not any(p.endswith("/sym-throughput-dropped") for p in beside)
+
+    answer = engine.ask("data loading starved, GPUs sit idle")
+    assert "`iostat -x`" in answer.answer, answer.answer
+    said = {(f.subject, f.predicate, f.object) for f in answer.facts}
+    assert any(p.endswith("#related") and o.endswith("/cause-disk-io-cant-keep-up") for _, p, o in said)

@@ -7,6 +7,7 @@ import math
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.compete import narrower
 from stackgraph.graph.answering.context import (
     DESCRIBED_COVERAGE,
     NAMED_HOW,
@@ -272,12 +273,15 @@ def _layers_by_model(ctx: Context, layers: list[str]) -> str:
     return "; ".join(chunks)
 
 
-def where_to_look(ctx: Context, iri: str, facts: EntityFacts) -> list[str]:
+def where_to_look(ctx: Context, iri: str, facts: EntityFacts, record: bool = True) -> list[str]:
+    """The checks of a problem as the reader runs them; ``record``: add them to the evidence (not
+    when they are only weighed, as another problem's checks may be)."""
     found = []
     for target in facts.iris(SG.whereToLook) + facts.iris(SG.diagnosedBy):
-        ctx.evidence.fact(iri, SG.whereToLook, target)
-        ctx.evidence.entity(target)
-        found.append(diagnostic_name(ctx, target))
+        if record:
+            ctx.evidence.fact(iri, SG.whereToLook, target)
+            ctx.evidence.entity(target)
+        found.append(diagnostic_name(ctx, target, record))
     if not found:
         for text in facts.texts(SG.whereToLook):
             found.append(text)
@@ -288,27 +292,54 @@ def where_to_look_beside(ctx: Context, iri: str, said: str) -> str:
     """For a problem with no checks of its own, the checks of a related problem, saying whose they
     are: a slow cold start has none, but the storage-bound slowness beside it is looked at with
     `iostat -x`, fio and gdscheck. Empty when no related problem has any left unsaid."""
-    for other in ctx.facts(iri).iris(SKOS + "related"):
+    for other, via in _problems_beside(ctx, iri):
         other_facts = ctx.facts(other)
         checks = other_facts.iris(SG.whereToLook) + other_facts.iris(SG.diagnosedBy)
         if other not in ctx.engine.problems or not checks:
             continue
-        look = [w for w in where_to_look(ctx, other, other_facts) if w.lower() not in said]
+        look = [w for w in where_to_look(ctx, other, other_facts, record=False) if w.lower() not in said]
         if look:
-            ctx.evidence.fact(iri, SKOS + "related", other)
+            where_to_look(ctx, other, other_facts)
+            for subject, prop, obj in via:
+                ctx.evidence.fact(subject, prop, obj)
             return f"Where to look (as for the related {ctx.catalog.display(other)}): {join(look[:3])}."
     return ""
 
 
-def diagnostic_name(ctx: Context, iri: str) -> str:
+def _problems_beside(ctx: Context, iri: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """Problems near ``iri`` whose checks may stand in for its own, nearest first, each with the
+    edges that lead there: its related problems, then through each of its likely causes, the
+    cause's related causes and the symptoms they are the likely cause of ("data loading starved"
+    points at storage throughput, related to the disk I/O that `iostat -x` shows). The symptom
+    whose triage ``iri`` belongs to is broader, not beside it: its checks are where it started."""
+    related = SKOS + "related"
+    found = [(other, [(iri, related, other)]) for other in ctx.facts(iri).iris(related)]
+    facts = ctx.facts(iri)
+    for prop in (SG.likelyCause, SG.suggestsCause):
+        for cause in facts.iris(prop):
+            step = (iri, str(prop), cause)
+            near = [(cause, [step])] + [
+                (other, [step, (cause, related, other)]) for other in ctx.facts(cause).iris(related)
+            ]
+            for problem, path in near:
+                found.append((problem, path))
+                for symptom in ctx.facts(problem).incoming(SG.likelyCause):
+                    if narrower(ctx.engine, iri, symptom):
+                        continue  # the symptom whose triage ``iri`` is a branch of: broader, not beside
+                    found.append((symptom, [*path, (symptom, str(SG.likelyCause), problem)]))
+    return found
+
+
+def diagnostic_name(ctx: Context, iri: str, record: bool = True) -> str:
     """A check as the reader runs it: its command, else its name with the tools that do it ("Trace
     latency across spans (with OpenTelemetry for LLMs: Langfuse or Arize Phoenix)")."""
     facts = ctx.facts(iri)
     command = facts.text(SG.commandText)
     if command:
-        ctx.evidence.fact(iri, SG.commandText, command)
+        if record:
+            ctx.evidence.fact(iri, SG.commandText, command)
         return f"`{one_line(command)}`"
-    tools = _tools_for(ctx, iri, facts)
+    tools = _tools_for(ctx, iri, facts, record)
     return f"{ctx.catalog.label(iri)} (with {tools})" if tools else ctx.catalog.label(iri)
 
 
@@ -316,20 +347,22 @@ def diagnostic_name(ctx: Context, iri: str) -> str:
 TOOLS_NAMED = 2
 
 
-def _tools_for(ctx: Context, iri: str, facts: EntityFacts) -> str:
+def _tools_for(ctx: Context, iri: str, facts: EntityFacts, record: bool = True) -> str:
     """The tools implementing a check, or what a practice uses, each with its kinds: empty when
-    the graph names none."""
+    the graph names none. ``record``: add the edges used to the evidence."""
     checks = [iri, *facts.iris(SG.uses)]
-    for used in checks[1:]:
-        ctx.evidence.fact(iri, SG.uses, used)
+    if record:
+        for used in checks[1:]:
+            ctx.evidence.fact(iri, SG.uses, used)
     named = []
     for check in checks:
         for tool in ctx.facts(check).incoming(SG.implements)[:TOOLS_NAMED]:
-            ctx.evidence.fact(tool, SG.implements, check)
-            ctx.evidence.entity(tool)
             kinds = ctx.facts(tool).incoming(SKOS + "broader")[:TOOLS_NAMED]
-            for kind in kinds:
-                ctx.evidence.fact(kind, SKOS + "broader", tool)
+            if record:
+                ctx.evidence.fact(tool, SG.implements, check)
+                ctx.evidence.entity(tool)
+                for kind in kinds:
+                    ctx.evidence.fact(kind, SKOS + "broader", tool)
             label = ctx.catalog.label(tool)
             named.append(f"{label}: {join([ctx.catalog.label(k) for k in kinds], 'or')}" if kinds else label)
     return join(named[:TOOLS_NAMED], "or")
