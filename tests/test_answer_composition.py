@@ -191,3 +191,10 @@ def test_a_problem_without_checks_borrows_those_of_what_its_cause_is_related_to(
     assert "`iostat -x`" in answer.answer, answer.answer
     said = {(f.subject, f.predicate, f.object) for f in answer.facts}
     assert any(p.endswith("#related") and o.endswith("/cause-disk-io-cant-keep-up") for _, p, o in said)
+
+
+def test_a_comparison_spells_out_each_acronym(engine: Engine) -> None:
+    """Whoever asks how two things differ is often new to both: each acronym is spelled out once,
+    a versioned one ("RoCE v2") included."""
+    answer = engine.ask("what is the difference between RoCE and InfiniBand?").answer
+    assert "RoCE v2 (RDMA over Converged Ethernet) sits in" in answer, answer

@@ -20,7 +20,8 @@ from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
-_ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}$")
+#: An acronym, perhaps with its version ("RoCE v2").
+_ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}( v\d+)?$")
 
 
 def expansion(ctx: Context, iri: str) -> str | None:

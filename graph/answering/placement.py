@@ -258,12 +258,15 @@ def compare(ctx: Context) -> Answer | None:
     subjects = ctx.candidates[:3]
     if len(subjects) < 2:
         return None
+    from stackgraph.graph.answering.knowledge import expansion
+
     lines = []
     for cand in subjects:
         ref = ctx.evidence.entity(cand.iri)
         places = placements(ctx, cand.iri)
         rec = ctx.catalog.get(cand.iri)
-        line = ref.label
+        spelled = expansion(ctx, cand.iri)  # a comparison is often asked by someone new to both
+        line = f"{ref.label} ({spelled})" if spelled else ref.label
         if places:
             line += f" sits in {describe_places(ctx, places, ctx.model_hint)}"
         line = sentence(line)
