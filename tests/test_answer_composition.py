@@ -7,6 +7,8 @@ passing comes after), not the answer to one question.
 
 from __future__ import annotations
 
+import re
+
 from stackgraph.graph.answering import reports
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.passages import Hit, Passage
@@ -198,3 +200,25 @@ def test_a_comparison_spells_out_each_acronym(engine: Engine) -> None:
     a versioned one ("RoCE v2") included."""
     answer = engine.ask("what is the difference between RoCE and InfiniBand?").answer
     assert "RoCE v2 (RDMA over Converged Ethernet) sits in" in answer, answer
+
+
+def test_no_sentence_is_said_twice(engine: Engine) -> None:
+    """A statement the answer gave already, for this entity or another (a definition said beside
+    a cause, a glossary row that names its siblings), is not said again: each problem of the graph
+    reported in a few plain frames gets an answer whose long sentences are all different."""
+    problems = sorted(engine.problems)
+    assert len(problems) > 20
+    for iri in problems:
+        label = engine.catalog.display(iri)
+        for question in (f"{label} on our cluster, what should I check?", f"why {label}?"):
+            text = engine.ask(question).answer
+            said = [s.lower() for s in re.split(r"(?<=[.!?])\s+", text) if len(s) >= 40]
+            assert len(said) == len(set(said)), (question, text)
+
+
+def test_a_statement_said_for_another_entity_keeps_its_own_subject(engine: Engine) -> None:
+    """The glossary's BGP row says what ECMP does; when the answer has said it there, ECMP's own
+    definition is not repeated, and ECMP still counts as a subject: where it fits is said."""
+    answer = engine.ask("how does ECMP spread big flows between racks?")
+    assert answer.answer.count("splits large flows") == 1, answer.answer
+    assert "ECMP fits in" in answer.answer, answer.answer

@@ -24,7 +24,16 @@ from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of, used_by
-from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.answering.text import (
+    MAX_ANSWER_CHARS,
+    first_sentences,
+    join,
+    layer_phrase,
+    said_already,
+    same_opening,
+    sentence,
+    unsaid,
+)
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -203,8 +212,23 @@ def from_passages(
                 parts.append(echo)
                 subjects.append(passage.subject)
             continue
+        said = " ".join(parts)
+        text = _spelled_out(ctx, passage, said)
+        if not passage.relation:
+            # A statement whose opening sentence the answer gave already (a definition said
+            # beside a cause a moment ago) says only the rest.
+            rest = unsaid(passage.object, said)
+            if not rest:
+                # Said already for another entity ("BGP / iBGP / ECMP" says what ECMP does):
+                # the entity still counts as a subject of the answer, for where it sits.
+                _record(ctx, passage)
+                if passage.subject not in subjects:
+                    subjects.append(passage.subject)
+                continue
+            if rest != passage.object and text.endswith(passage.object):
+                text = f"{text[: len(text) - len(passage.object)]}{rest}"
         _record(ctx, passage)
-        parts.append(sentence(first_sentences(_spelled_out(ctx, passage, " ".join(parts)), 420)))
+        parts.append(sentence(first_sentences(text, 420)))
         definition = _definition(ctx, passage)
         rest = unsaid(definition, " ".join(parts)) if definition else ""
         if rest:
@@ -297,26 +321,10 @@ def lead_with_problem(ctx: Context, chosen: list[Hit]) -> list[Hit]:
     return sorted(chosen, key=lambda hit: in_passing(ctx, hit))
 
 
-#: Sentences shorter than this are kept even when found in the answer: too short to be a repeat.
-UNSAID_MIN = 24
-#: Leading characters of a statement compared to tell whether it was said already.
-SAME_PREFIX = 60
-
-
 def statement(passage: Passage) -> str:
     """What a passage states, without the subject's name in front: two entities (or an entity
     and its alias) often carry the same sentence, which must be said once, whoever says it."""
     return passage.text if passage.relation else passage.object
-
-
-def _key(text: str) -> str:
-    return " ".join(text.lower().split())[:SAME_PREFIX]
-
-
-def said_already(text: str, said: str) -> bool:
-    """Whether ``said`` already contains the statement ``text`` (its opening, case and spacing
-    aside)."""
-    return _key(text) in " ".join(said.lower().split())
 
 
 def _spelled_out(ctx: Context, passage: Passage, said: str) -> str:
@@ -356,19 +364,8 @@ def _echo(ctx: Context, passage: Passage, said: str) -> str:
     return sentence(label)  # a practice or a reason: its name says what to do
 
 
-def unsaid(text: str, said: str) -> str:
-    """``text`` without its sentences that ``said`` already contains: a definition often repeats
-    a note the answer has just given ("The product surface. An agent is a loop: ...")."""
-    kept = [
-        s
-        for s in re.split(r"(?<=[.!?])\s+", text.strip())
-        if s and (len(s) < UNSAID_MIN or not said_already(s, said))
-    ]
-    return " ".join(kept)
-
-
 def _same_statement(a: Passage, b: Passage) -> bool:
-    return _key(statement(a)) == _key(statement(b))
+    return same_opening(statement(a), statement(b))
 
 
 def _definition(ctx: Context, passage: Passage) -> str | None:
@@ -514,8 +511,9 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     ctx.evidence = Evidence(ctx.engine)
     text = answer.answer
     for passage in added:
-        extra = sentence(first_sentences(passage.text, 300))
-        if said_already(statement(passage), text):
+        # Only what the answer does not say yet: a design choice's note often restates it.
+        extra = sentence(unsaid(first_sentences(passage.text, 300), text))
+        if said_already(statement(passage), text) or not extra:
             continue
         if len(text) + len(extra) + 7 > MAX_ANSWER_CHARS:
             break

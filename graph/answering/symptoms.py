@@ -18,7 +18,7 @@ from stackgraph.graph.answering.context import (
 )
 from stackgraph.graph.answering.evidence import EntityFacts
 from stackgraph.graph.answering.remedies import fixes_for
-from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence
+from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence, unsaid
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -415,13 +415,12 @@ def diagnose(ctx: Context) -> Answer | None:
         facts = ctx.facts(diag)
         name = diagnostic_name(ctx, diag)
         what = facts.text(SG.shows) or (ctx.catalog.get(diag).definition if ctx.catalog.get(diag) else None)
+        # Commands read the same way (three OpenStack listings) share their advice: said once.
+        shown = unsaid(first_sentences(what, 260), " ".join(lines)) if what else ""
         if what:
             ctx.evidence.fact(diag, SG.shows, what)
-            line = (
-                f"Run {name}: {first_sentences(what, 260)}"
-                if name.startswith("`")
-                else f"Use {name}: {first_sentences(what, 260)}"
-            )
+        if shown:
+            line = f"Run {name}: {shown}" if name.startswith("`") else f"Use {name}: {shown}"
         else:
             line = f"Use {name}."
         lines.append(sentence(line))

@@ -95,3 +95,35 @@ def without_leading_label(text: str, label: str) -> str:
     if rest and first.strip().rstrip(".").lower() == label.strip().rstrip(".").lower():
         return rest
     return text
+
+
+#: Sentences shorter than this are kept even when found in the answer: too short to be a repeat.
+UNSAID_MIN = 24
+#: Leading characters of a statement compared to tell whether it was said already.
+SAME_PREFIX = 60
+
+
+def _opening(text: str) -> str:
+    return " ".join(text.lower().split())[:SAME_PREFIX]
+
+
+def said_already(text: str, said: str) -> bool:
+    """Whether ``said`` already contains the statement ``text`` (its opening, case and spacing
+    aside)."""
+    return _opening(text) in " ".join(said.lower().split())
+
+
+def same_opening(a: str, b: str) -> bool:
+    """Whether two statements open alike (case and spacing aside): the same sentence."""
+    return _opening(a) == _opening(b)
+
+
+def unsaid(text: str, said: str) -> str:
+    """``text`` without its sentences that ``said`` already contains: a definition often repeats
+    a note the answer has just given ("The product surface. An agent is a loop: ...")."""
+    kept = [
+        s
+        for s in re.split(r"(?<=[.!?])\s+", text.strip())
+        if s and (len(s) < UNSAID_MIN or not said_already(s, said))
+    ]
+    return " ".join(kept)
