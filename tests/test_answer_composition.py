@@ -222,3 +222,50 @@ def test_a_statement_said_for_another_entity_keeps_its_own_subject(engine: Engin
     answer = engine.ask("how does ECMP spread big flows between racks?")
     assert answer.answer.count("splits large flows") == 1, answer.answer
     assert "ECMP fits in" in answer.answer, answer.answer
+
+
+def test_an_answer_cut_to_length_keeps_only_the_facts_it_still_says(engine: Engine) -> None:
+    """Answers are cut to 1,200 characters at a sentence; the checks named only in the sentences
+    cut away are no longer among its facts, while the steps of an inference that no sentence
+    names stay."""
+    from stackgraph.graph.answering.context import said_facts
+    from stackgraph.graph.model import Fact
+
+    def fact(subject: str, obj: str) -> Fact:
+        return Fact("s", "p", "o", subject, "where to look", obj)
+
+    composed = "Slow collectives: one degraded link sets the pace. Where to look: `ibstat`."
+    shown = "Slow collectives: one degraded link sets the pace."
+    facts = [
+        fact("Slow collectives", "ibstat"),
+        fact("ibstat", "ibstat"),
+        fact("Slow collectives", "one degraded link"),
+        fact("Fabric", "Topology"),
+    ]
+    kept = said_facts(composed, shown, facts)
+    assert [f.object_label for f in kept] == ["one degraded link", "Topology"]
+    assert said_facts(shown, shown, facts) == facts
+
+
+def test_the_checks_among_an_answers_facts_are_the_checks_it_names(engine: Engine) -> None:
+    """Every problem of the graph, reported in plain frames: each check an answer lists among its
+    facts (where to look, diagnosed by) is named in its text, however long the answer was before
+    it was cut to length."""
+    from stackgraph.graph.answering.symptoms import one_line
+
+    checks = ("whereToLook", "diagnosedBy")
+    for iri in sorted(engine.problems):
+        label = engine.catalog.display(iri)
+        for question in (f"{label} on our cluster, what should I check?", f"why {label}?"):
+            answer = engine.ask(question)
+            text = answer.answer.lower()
+            # A command is named by its label or by the command line itself.
+            lines = {
+                f.subject: one_line(f.object_label)
+                for f in answer.facts
+                if f.predicate.endswith("commandText")
+            }
+            for f in answer.facts:
+                if f.predicate.endswith(checks):
+                    names = {f.object_label, lines.get(f.object, f.object_label)}
+                    assert any(n.lower() in text for n in names), (question, f.object_label, answer.answer)

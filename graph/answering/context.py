@@ -97,17 +97,54 @@ class Context:
 
     def answer(self, text: str, intent: str, confidence: float) -> Answer:
         ev = self.evidence
+        shown = say_inferred(text, ev.inferred())
+        facts = said_facts(text, shown, ev.facts)
         return Answer(
             question=self.question,
             answered=True,
-            answer=say_inferred(text, ev.inferred()),
+            answer=shown,
             intent=intent,
             confidence=max(0.0, min(1.0, confidence)),
             entities=tuple(ev.entities),
-            facts=tuple(ev.facts),
-            sources=tuple(ev.cited()),
+            facts=tuple(facts),
+            sources=tuple(ev.cited(facts)),
             sparql=tuple(ev.sparql),
         )
+
+
+def said_facts(composed: str, shown: str, facts: list[Fact]) -> list[Fact]:
+    """The facts an answer still rests on once cut to length: a fact naming something that only
+    the sentences cut away named (the checks of a second problem, the fix said last) is no longer
+    behind what the reader sees. Facts that no sentence names (the steps of an inference whose
+    end is said) stay."""
+    gone = _plain(composed[_common_prefix(composed, shown) :])
+    if not gone:
+        return list(facts)
+    kept = _plain(shown)
+
+    def cut_away(fact: Fact) -> bool:
+        names = [n for n in (_plain(fact.subject_label), _plain(fact.object_label)[:NAME_CHARS]) if n]
+        return any(n in gone and n not in kept for n in names)
+
+    return [f for f in facts if not cut_away(f)]
+
+
+#: Leading characters of a fact's object (a sentence, a command) looked for in the answer.
+NAME_CHARS = 60
+
+
+def _plain(text: str) -> str:
+    """Text compared as said: lower case, shell continuations joined, blanks folded."""
+    return " ".join(text.replace("\\\n", "").lower().split())
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 #: How many inferred facts an answer names before "and N more".

@@ -166,12 +166,13 @@ class Evidence:
                 self.entity_sources.append(source)
         return ref
 
-    def cited(self) -> list[SourceRef]:
-        """The sources an answer cites: those its answerer named, then each fact's own sections.
-        An entity's other sections (a layer's, cited for everything it holds) are cited only when
-        the answer used no fact that has a source of its own."""
+    def cited(self, facts: list[Fact] | None = None) -> list[SourceRef]:
+        """The sources an answer cites: those its answerer named, then each fact's own sections
+        (of ``facts``, the ones the answer kept, or else of all it used). An entity's other
+        sections (a layer's, cited for everything it holds) are cited only when the answer used
+        no fact that has a source of its own."""
         cited = list(self.sources)
-        for fact in self.facts:
+        for fact in self.facts if facts is None else facts:
             for source in fact.sources:
                 if source not in cited:
                     cited.append(source)
