@@ -29,8 +29,6 @@ from stackgraph.graph.model import MAX_NAME_CHARS, EntityRef, NameTooLong, Unkno
 from stackgraph.graph.store import KG, SG
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from stackgraph.graph.engine import Engine
 
 #: Single words too common to name an entity on their own, whatever a label says.
@@ -402,7 +400,8 @@ class Linker:
         #: names also made every question compare its words with each of them (22 ms a question).
         has_digit = re.compile(r"\d").search
         self._spelling_choices = [f for f in self._fuzzy_choices if not has_digit(f)]
-        self._spelling_firsts: np.ndarray | None = None  # their first letters, on first use
+        #: Those names grouped by first letter, on first use: a candidate meets only its group.
+        self._spelling_by_first: dict[str, list[str]] | None = None
 
     def _forms_of(self, rec: EntityRecord) -> Iterator[tuple[int, str]]:
         """(table, form) for each name form of ``rec``: 0 forms, 1 primary forms, 2 direct forms."""
@@ -633,6 +632,29 @@ class Linker:
         choices = self._spelling_choices
         if not candidates or not choices:
             return out
+        if self._spelling_by_first is None:
+            groups: dict[str, list[str]] = {}
+            for choice in choices:
+                groups.setdefault(choice[0], []).append(choice)
+            self._spelling_by_first = groups
+        batches: dict[tuple[str, bool], list[int]] = {}
+        for i, (size, _, form) in enumerate(candidates):
+            batches.setdefault((form[0], size == 1), []).append(i)
+        for (first, single), indexes in batches.items():
+            group = self._spelling_by_first.get(first)
+            if not group:
+                continue
+            scorer, scale = (OSA.normalized_similarity, 1.0) if single else (fuzz.ratio, 100.0)
+            scores = process.cdist(
+                [candidates[i][2] for i in indexes], group, scorer=scorer, dtype=np.float64
+            )
+            for row, i in zip(scores, indexes, strict=True):
+                form = candidates[i][2]
+                j = int(np.argmax(row))
+                cutoff = (1 - 1 / len(form) - 0.01) if single else FUZZY_MIN
+                if row[j] >= cutoff and row[j] > 0 and (not single or _slip_of_the_keys(form, group[j])):
+                    out[i] = (group[j], row[j] / scale)
+        return out
         if self._spelling_firsts is None:
             self._spelling_firsts = np.array([c[0] for c in choices])
         firsts = self._spelling_firsts
@@ -715,11 +737,15 @@ class Linker:
         seen: dict[str, float] = {}
         for iri, score in self.engine.lexical.search(text, k=limit * 2):
             seen[iri] = max(seen.get(iri, 0.0), score)
-        for word in {w for w in normalize(text).split() if len(w) >= 4 and w not in STOPWORDS}:
-            best = process.extractOne(word, self._fuzzy_choices, scorer=fuzz.ratio, score_cutoff=70)
-            if best is not None:
-                for iri in self.forms[best[0]]:
-                    seen[iri] = max(seen.get(iri, 0.0), best[1] / 100 * 0.8)
+        words = sorted({w for w in normalize(text).split() if len(w) >= 4 and w not in STOPWORDS})
+        if words and self._fuzzy_choices:
+            # One comparison of all the words with all the names, not one search per word.
+            choices = self._fuzzy_choices
+            for row in process.cdist(words, choices, scorer=fuzz.ratio, score_cutoff=70):
+                j = int(row.argmax())
+                if row[j] > 0:
+                    for iri in self.forms[choices[j]]:
+                        seen[iri] = max(seen.get(iri, 0.0), float(row[j]) / 100 * 0.8)
         for iri, score, _ in self.semantic(text, k=limit):
             seen[iri] = max(seen.get(iri, 0.0), score)
         if not seen and normalize(text):
