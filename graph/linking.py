@@ -618,9 +618,9 @@ class Linker:
     def _closest_names(self, candidates: list[tuple[int, int, str]]) -> list[tuple[str, float] | None]:
         """For each candidate, the closest name form and its score in [0, 1], or None below the cutoff.
 
-        One ``cdist`` call per scorer compares every candidate with every name in C (a long report
-        has a hundred runs of words; one ``extractOne`` each cost several ms a question). Ties go to
-        the first name, as ``extractOne`` does.
+        One ``cdist`` call per first letter and scorer compares those candidates with every name of
+        that letter (a long report has a hundred runs of words; one ``extractOne`` each cost
+        several ms a question). Ties go to the first name, as ``extractOne`` does.
 
         A slip of the keys keeps the first letter ("pytroch", "slignshot", "inferencce"); a word
         that differs there is another word, however close the rest: "icloud" is not "cloud", nor
@@ -654,25 +654,6 @@ class Linker:
                 cutoff = (1 - 1 / len(form) - 0.01) if single else FUZZY_MIN
                 if row[j] >= cutoff and row[j] > 0 and (not single or _slip_of_the_keys(form, group[j])):
                     out[i] = (group[j], row[j] / scale)
-        return out
-        if self._spelling_firsts is None:
-            self._spelling_firsts = np.array([c[0] for c in choices])
-        firsts = self._spelling_firsts
-        singles = [i for i, (size, _, _) in enumerate(candidates) if size == 1]
-        runs = [i for i, (size, _, _) in enumerate(candidates) if size > 1]
-        for indexes, scorer, scale in ((singles, OSA.normalized_similarity, 1.0), (runs, fuzz.ratio, 100.0)):
-            if not indexes:
-                continue
-            scores = process.cdist(
-                [candidates[i][2] for i in indexes], choices, scorer=scorer, dtype=np.float64
-            )
-            for row, i in zip(scores, indexes, strict=True):
-                form = candidates[i][2]
-                row = np.where(firsts == form[0], row, 0.0)
-                j = int(np.argmax(row))
-                cutoff = (1 - 1 / len(form) - 0.01) if scale == 1.0 else FUZZY_MIN
-                if row[j] >= cutoff and row[j] > 0 and (scale != 1.0 or _slip_of_the_keys(form, choices[j])):
-                    out[i] = (choices[j], row[j] / scale)
         return out
 
     # ------------------------------------------------------------------ semantic

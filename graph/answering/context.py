@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
+from stackgraph.graph.answering.text import one_line
 from stackgraph.graph.model import Answer, Fact
 from stackgraph.graph.store import SG
 
@@ -117,7 +119,7 @@ def said_facts(composed: str, shown: str, facts: list[Fact]) -> list[Fact]:
     the sentences cut away named (the checks of a second problem, the fix said last) is no longer
     behind what the reader sees. Facts that no sentence names (the steps of an inference whose
     end is said) stay."""
-    gone = _plain(composed[_common_prefix(composed, shown) :])
+    gone = _plain(composed[len(os.path.commonprefix([composed, shown])) :])
     if not gone:
         return list(facts)
     kept = _plain(shown)
@@ -134,17 +136,8 @@ NAME_CHARS = 60
 
 
 def _plain(text: str) -> str:
-    """Text compared as said: lower case, shell continuations joined, blanks folded."""
-    return " ".join(text.replace("\\\n", "").lower().split())
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    """Text compared as said: one line (as commands are said), lower case."""
+    return one_line(text).lower()
 
 
 #: How many inferred facts an answer names before "and N more".

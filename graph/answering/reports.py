@@ -29,6 +29,7 @@ from stackgraph.graph.answering.text import (
     first_sentences,
     join,
     layer_phrase,
+    one_line,
     said_already,
     same_opening,
     sentence,
@@ -458,8 +459,6 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
         parts.append(users)
     command = facts.text(SG.commandText)
     if command and command not in said:
-        from stackgraph.graph.answering.symptoms import one_line
-
         ctx.evidence.fact(iri, SG.commandText, command)
         parts.append(f"Run `{one_line(command)}`.")
     places = placements(ctx, iri)

@@ -18,7 +18,7 @@ from stackgraph.graph.answering.context import (
 )
 from stackgraph.graph.answering.evidence import EntityFacts
 from stackgraph.graph.answering.remedies import fixes_for
-from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, sentence, unsaid
+from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, one_line, sentence, unsaid
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -366,11 +366,6 @@ def _tools_for(ctx: Context, iri: str, facts: EntityFacts, record: bool = True) 
             label = ctx.catalog.label(tool)
             named.append(f"{label}: {join([ctx.catalog.label(k) for k in kinds], 'or')}" if kinds else label)
     return join(named[:TOOLS_NAMED], "or")
-
-
-def one_line(command: str) -> str:
-    """A command as one line: shell continuations joined, runs of blanks folded."""
-    return " ".join(command.replace("\\\n", "").split())
 
 
 def diagnose(ctx: Context) -> Answer | None:

@@ -127,3 +127,8 @@ def unsaid(text: str, said: str) -> str:
         if s and (len(s) < UNSAID_MIN or not said_already(s, said))
     ]
     return " ".join(kept)
+
+
+def one_line(command: str) -> str:
+    """A command as one line: shell continuations joined, runs of blanks folded."""
+    return " ".join(command.replace("\\\n", "").split())
