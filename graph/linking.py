@@ -407,7 +407,7 @@ class Linker:
         """(table, form) for each name form of ``rec``: 0 forms, 1 primary forms, 2 direct forms."""
         for label in self.catalog.all_labels(rec):
             direct, derived = _variants(label)
-            for form in direct | derived:
+            for form in sorted(direct | derived):  # sets: sorted, so the tables' order never varies
                 yield 0, form
             for form in direct:
                 yield 2, form
@@ -620,7 +620,8 @@ class Linker:
 
         One ``cdist`` call per first letter and scorer compares those candidates with every name of
         that letter (a long report has a hundred runs of words; one ``extractOne`` each cost
-        several ms a question). Ties go to the first name, as ``extractOne`` does.
+        several ms a question). Of names equally close, the first in name order that reads as a slip
+        of the keys wins.
 
         A slip of the keys keeps the first letter ("pytroch", "slignshot", "inferencce"); a word
         that differs there is another word, however close the rest: "icloud" is not "cloud", nor
@@ -634,7 +635,9 @@ class Linker:
             return out
         if self._spelling_by_first is None:
             groups: dict[str, list[str]] = {}
-            for choice in choices:
+            # In name order, not the order the names were read in (sets of forms, whose order
+            # changes with the process's hash seed): ties must go the same way in every process.
+            for choice in sorted(choices):
                 groups.setdefault(choice[0], []).append(choice)
             self._spelling_by_first = groups
         batches: dict[tuple[str, bool], list[int]] = {}
@@ -650,10 +653,15 @@ class Linker:
             )
             for row, i in zip(scores, indexes, strict=True):
                 form = candidates[i][2]
-                j = int(np.argmax(row))
+                best = float(row.max())
                 cutoff = (1 - 1 / len(form) - 0.01) if single else FUZZY_MIN
-                if row[j] >= cutoff and row[j] > 0 and (not single or _slip_of_the_keys(form, group[j])):
-                    out[i] = (group[j], row[j] / scale)
+                if best < cutoff or best <= 0:
+                    continue
+                # Names as close as each other: the first (in name order) that reads as a slip.
+                for j in np.flatnonzero(row == best):
+                    if not single or _slip_of_the_keys(form, group[j]):
+                        out[i] = (group[j], best / scale)
+                        break
         return out
 
     # ------------------------------------------------------------------ semantic
