@@ -269,3 +269,49 @@ def test_the_checks_among_an_answers_facts_are_the_checks_it_names(engine: Engin
                 if f.predicate.endswith(checks):
                     names = {f.object_label, lines.get(f.object, f.object_label)}
                     assert any(n.lower() in text for n in names), (question, f.object_label, answer.answer)
+
+
+def _checked_technologies(engine: Engine) -> dict[str, list[str]]:
+    """Each technology the graph has checks for, with its checks as the answer says them."""
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.text import one_line
+    from stackgraph.graph.store import SG
+
+    found = {}
+    for iri in engine.entities_of("Technology"):
+        checks = fetch(engine, iri).iris(SG.diagnosedBy)
+        if checks and iri not in engine.problems:
+            found[iri] = [
+                one_line(fetch(engine, c).text(SG.commandText) or engine.catalog.label(c)) for c in checks
+            ]
+    assert len(found) >= 5, "the graph should hold checks for several technologies"
+    return found
+
+
+def test_a_report_of_trouble_with_a_technology_is_told_how_to_check_it(semantic_engine: Engine) -> None:
+    """However little of the report a statement matches ("everything on it is stuck since the
+    reboot"), the technology it names is checkable: the answer gives the check, with the facts
+    and sources behind it, rather than declining or leaving the reader without a command."""
+    for iri, runs in _checked_technologies(semantic_engine).items():
+        label = semantic_engine.catalog.display(iri)
+        answer = semantic_engine.ask(f"since the reboot everything on {label} is stuck")
+        assert answer.answered, (label, answer.answer)
+        assert any(run in answer.answer for run in runs), (label, runs, answer.answer)
+        checks = [f for f in answer.facts if f.predicate.endswith("#diagnosedBy")]
+        assert all(f.basis and f.sources for f in checks), label
+
+
+def test_a_check_the_answer_gives_already_is_not_repeated(engine: Engine) -> None:
+    for iri, runs in _checked_technologies(engine).items():
+        label = engine.catalog.display(iri)
+        answer = engine.ask(f"our {label} keeps failing, how do I check it?")
+        for run in runs:
+            assert answer.answer.count(f"`{run}") <= 1, (label, answer.answer)
+
+
+def test_only_a_report_gets_the_checks_of_what_it_names(engine: Engine) -> None:
+    """A question asking what something is or where it fits is not told how to check it."""
+    for iri in _checked_technologies(engine):
+        label = engine.catalog.display(iri)
+        for question in (f"what is {label}?", f"which layer does {label} sit in?"):
+            assert "To check" not in engine.ask(question).answer, question

@@ -54,6 +54,11 @@ BARE_UNKNOWN = 1
 #: (two) asks about the subject, "how do I make excel sum a column?" (three) about a spreadsheet.
 OWN_WORDS_ELSEWHERE = 3
 
+#: Content words from which a question that asks for nothing in particular (no definition,
+#: placement or listing) is a report of what happened, even in no word of trouble: "nccl-tests
+#: only reaches half of the bandwidth ib_send_bw confirmed" wants the checks of what it names.
+REPORT_TERMS = 9
+
 #: Content words from which a question naming entities of its own stands alone despite "it".
 STANDALONE_TERMS = 7
 
@@ -237,6 +242,16 @@ def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str
     return tuple(foreign) if foreign and not known else None
 
 
+def _is_report(parsed: Question, intent: str | None) -> bool:
+    """Whether the question reports what happened rather than asks for a definition, a place or
+    a listing: in words of trouble ("our InfiniBand links keep flapping"), or at length. What
+    such a report names is checked: its checks answer it even when no statement matches the
+    trouble's words."""
+    return intent in (None, intents.OWNER, intents.DIAGNOSE) and (
+        intents.looks_like_symptom(parsed.text) or len(parsed.terms) >= REPORT_TERMS
+    )
+
+
 def _unknown_name(parsed: Question) -> bool:
     """Whether the question asks to define a name the graph does not have: "what is an index?"
     names nothing, and the graph has no definition of it however close in meaning "index size" or
@@ -331,6 +346,8 @@ def _answer(
     unanswered: tuple[str, ...] | None = None
     if weak and proposal is None:
         unanswered = _nothing_behind(engine, ctx, parsed)
+        if unanswered == () and _is_report(parsed, guess.intent) and reports.checkable_named(ctx):
+            unanswered = None  # only the passages were unsure: what it names, and its checks, stand
         if unanswered is not None:
             answer = declined(engine, text, intent=guess.intent, unknown=unanswered)
     # "what is it?" asks for a definition and nothing more; "what is the most common threat in
@@ -341,6 +358,9 @@ def _answer(
     )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
+    # A problem report that names a technology gets its checks, whatever answered it.
+    if chosen.answered and not ctx.from_conversation and _is_report(parsed, guess.intent):
+        chosen = reports.checks_named(ctx, chosen)
     answer = chosen
     # An answer that says every word of the question is about what the graph knows; only the
     # others are measured against the neighbouring areas it does not cover, which spares most

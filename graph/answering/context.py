@@ -169,6 +169,12 @@ def say_inferred(text: str, inferred: list[Fact]) -> str:
     return cut + note if shown else cut
 
 
+def inferred_note(text: str, facts: list[Fact]) -> str:
+    """The note saying which of ``facts`` that ``text`` names are inferred; empty when none is."""
+    shown = _named_in(text, [f for f in facts if f.basis == "inferred"])
+    return _inferred_note(shown) if shown else ""
+
+
 def _inferred_note(facts: list[Fact]) -> str:
     named = "; ".join(f.text for f in facts[:MAX_INFERRED_NAMED])
     more = len(facts) - MAX_INFERRED_NAMED

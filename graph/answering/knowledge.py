@@ -29,7 +29,9 @@ def expansion(ctx: Context, iri: str) -> str | None:
     rec = ctx.catalog.get(iri)
     if rec is None or not _ACRONYM.match(rec.label):
         return None
-    longer = sorted((a for a in rec.alt_labels if len(a) > len(rec.label) + 3 and " " in a), key=lambda a: (len(a), a))
+    longer = sorted(
+        (a for a in rec.alt_labels if len(a) > len(rec.label) + 3 and " " in a), key=lambda a: (len(a), a)
+    )
     for alt in longer:
         initials = "".join(w[0] for w in re.findall(r"[A-Za-z]+", alt)).lower()
         if initials.startswith(rec.label.lower()[:2]):

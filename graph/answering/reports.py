@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context
+from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context, inferred_note, said_facts
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
@@ -26,6 +26,7 @@ from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of, used_by
 from stackgraph.graph.answering.text import (
     MAX_ANSWER_CHARS,
+    clip,
     first_sentences,
     join,
     layer_phrase,
@@ -527,3 +528,133 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
         entities=answer.entities + tuple(e for e in ctx.evidence.entities if e not in answer.entities),
         sources=answer.sources + tuple(s for s in ctx.evidence.sources if s not in answer.sources),
     )
+
+
+#: Checks said for each technology a problem report names.
+NAMED_CHECKS = 2
+#: At most this many of the technologies a report names get their checks said.
+CHECKED_TECHNOLOGIES = 2
+
+
+def checks_named(ctx: Context, answer: Answer) -> Answer:
+    """``answer`` plus how to check the technologies a problem report names, when the graph has a
+    check for them and the answer gives none: "the InfiniBand interface is up but the status is
+    Down" wants `ibstat` whatever passage answered it, since the 2am reader's next step is a
+    command to run. The checks go before what is cut to make room for them; a check said only in
+    what is cut is said again."""
+    body, note = _split_inferred(answer.answer)
+    kept = body
+    for _ in range(2):  # the second round knows what the cut for the first round's checks left
+        told = _checks_unsaid(ctx, kept)
+        if not told:
+            return answer
+        room = MAX_ANSWER_CHARS - len(told) - len(note) - 1
+        if room < MAX_ANSWER_CHARS // 3:
+            return answer
+        cut = clip(body, room)
+        if cut == kept:
+            break
+        kept = cut
+    kept_facts = said_facts(body, kept, list(answer.facts))
+    new = [f for f in ctx.evidence.facts if f not in kept_facts]
+    text = f"{kept} {told}"
+    return replace(
+        answer,
+        # What is inferred is said again of what the answer still names once cut for the checks.
+        answer=text + inferred_note(text, kept_facts + new),
+        facts=tuple(kept_facts + new),
+        entities=answer.entities + tuple(e for e in ctx.evidence.entities if e not in answer.entities),
+        sources=_sources(answer, kept_facts, new),
+    )
+
+
+def _checks_unsaid(ctx: Context, said: str) -> str:
+    """ "To check X: ..." for the first ``CHECKED_TECHNOLOGIES`` technologies the question names
+    whose checks ``said`` does not give; their facts go to a fresh ``ctx.evidence``."""
+    from stackgraph.graph.answering.symptoms import diagnostic_name
+
+    said = said.lower()
+    ctx.evidence = Evidence(ctx.engine)
+    told: list[str] = []
+    for iri in checkable_named(ctx):
+        named = [
+            (check, diagnostic_name(ctx, check, record=False))
+            for check in ctx.facts(iri).iris(SG.diagnosedBy)
+        ]
+        # Checks the answer gives already ("nccl-tests is the standard tool to isolate whether a
+        # slowdown is ...") are not repeated; one it only names ("ibstat reports its ports") is.
+        unsaid_checks = [(check, name) for check, name in named if not _says_check(ctx, said, check, name)]
+        if not unsaid_checks:
+            continue
+        lines = []
+        for check, name in unsaid_checks[:NAMED_CHECKS]:
+            ctx.evidence.fact(iri, SG.diagnosedBy, check)
+            ctx.evidence.entity(check)
+            diagnostic_name(ctx, check)
+            shows = ctx.facts(check).text(SG.shows)
+            if shows:
+                ctx.evidence.fact(check, SG.shows, shows)
+                lines.append(f"{name} ({first_sentences(shows, 160).rstrip('.')})")
+            else:
+                lines.append(name)
+        told.append(sentence(f"To check {ctx.catalog.display(iri)}: {join(lines, 'or')}"))
+        said += " " + " ".join(name for _, name in unsaid_checks).lower()  # said once for two
+        if len(told) == CHECKED_TECHNOLOGIES:
+            break
+    return " ".join(told)
+
+
+def checkable_named(ctx: Context) -> list[str]:
+    """The technologies the question names surely (not a problem, layer or check itself) that
+    the graph has checks for, in the order named."""
+    found: dict[str, None] = {}
+    for mention in ctx.parsed.mentions:
+        iri = mention.iri
+        if (
+            mention.how in NAMED_HOW
+            and mention.score >= STRONG_LINK
+            and iri not in ctx.engine.problems
+            and not ctx.catalog.is_a(iri, SG.Layer)
+            and not ctx.catalog.is_a(iri, SG.Diagnostic)
+            and ctx.facts(iri).iris(SG.diagnosedBy)
+        ):
+            found[iri] = None
+    return list(found)
+
+
+def _sources(answer: Answer, kept: list, new: list) -> tuple:
+    """The answer's sources less those only the facts cut away cited, then the new facts'."""
+    dropped = {s for f in answer.facts if f not in kept for s in f.sources}
+    still = {s for f in kept for s in f.sources}
+    old = [s for s in answer.sources if s not in dropped or s in still]
+    return tuple(dict.fromkeys(old + [s for f in new for s in f.sources]))
+
+
+#: Share of the words of what a check shows that an answer naming the check must say for the
+#: check to count as given.
+CHECK_SAID = 0.6
+
+
+def _says_check(ctx: Context, said: str, check: str, name: str) -> bool:
+    """Whether the answer gives the check: runs its command in full, or names it and says (most
+    of) what it shows."""
+    if name.startswith("`") and name.lower() in said:
+        return True
+    if _plain(name.strip("`")) not in _plain(said):
+        return False
+    shows = set(terms(ctx.facts(check).text(SG.shows) or ""))
+    return not shows or len(shows & set(terms(said))) >= CHECK_SAID * len(shows)
+
+
+def _plain(text: str) -> str:
+    """Text compared by its words: "nccl-tests" says "NCCL tests"."""
+    return " ".join(re.split(r"[\s_-]+", text.lower()))
+
+
+_INFERRED_TAIL = " (Inferred, not stated in the sources:"
+
+
+def _split_inferred(text: str) -> tuple[str, str]:
+    """An answer's body and its closing note on what is inferred (empty when it has none)."""
+    at = text.find(_INFERRED_TAIL)
+    return (text, "") if at < 0 else (text[:at], text[at:])
