@@ -146,6 +146,22 @@ def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) 
     assert follow.context is None
 
 
+@pytest.mark.parametrize(
+    "question", ["is it worth buying a new sofa this year?", "is it a good idea to repaint my kitchen?"]
+)
+def test_an_it_standing_for_what_follows_points_at_nothing_said_before(engine: Engine, question: str) -> None:
+    """English puts "it" before a long subject ("is it worth <doing something>"): that "it" is the
+    sofa, not the conversation's subject, so the follow-up stands alone (and is declined)."""
+    follow = _follow_up(engine, "what is GPUDirect RDMA?", question)
+    assert not follow.answered, follow.answer
+    assert follow.context is None
+
+
+def test_is_it_worth_it_still_asks_about_the_subject(engine: Engine) -> None:
+    follow = _follow_up(engine, "what is GPUDirect RDMA?", "is it worth turning on?")
+    assert follow.answered and follow.context == "GPUDirect RDMA"
+
+
 def test_a_practice_names_what_it_uses_and_what_implements_that(engine: Engine) -> None:
     answer = engine.ask("why should distributed jobs be scheduled all-or-nothing?")
     assert answer.answered

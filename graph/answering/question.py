@@ -138,7 +138,8 @@ class Question:
     def points_back(self) -> bool:
         """Whether it says "it", "that", "those" ...: words that point back at something said
         before ("how do I check it?")."""
-        return any(w in _REFERS_BACK for w in self.normalized.split())
+        words = self.normalized.split()
+        return any(w in _REFERS_BACK and not _anticipatory(words, i) for i, w in enumerate(words))
 
     def only_foreign(self, engine: Engine) -> bool:
         """Whether the question says some ordinary word the graph never uses and nothing the graph
@@ -174,7 +175,7 @@ class Question:
             # "can it run on a desktop?" asks about "it": what runs where. What is to be done
             # after it is a subject of its own: "is it going to rain?", "is it safe to eat
             # cookie dough?" say "it" only as English does before the thing meant.
-            pointed_back = pointed_back or word in _REFERS_BACK
+            pointed_back = pointed_back or (word in _REFERS_BACK and not _anticipatory(words, i))
             if word not in _DETERMINERS or (pointed_back and word != _TO_DO):
                 continue
             phrase = list(
@@ -205,6 +206,30 @@ _TO_DO = "to"
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some", _TO_DO})
 #: Words that point back at the conversation's subject ("can it run on a desktop?").
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
+#: Words after "is it" that make the "it" stand for what follows, not for anything said before:
+#: "is it worth refinancing my mortgage?", "is it possible to ...", "is it normal that ...".
+_ANTICIPATED = frozenset(
+    {"worth", "possible", "ok", "okay", "normal", "true", "safe", "wise", "better", "necessary", "advisable"}
+)
+#: Verbs that open such a question before "it".
+_OPENING_BE = frozenset({"is", "was", "isn't", "would", "will"})
+
+
+def _anticipatory(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is an "it" standing for what the sentence says after it, as English
+    puts "it" before a long subject ("is it worth getting an AWS certification?"), rather than
+    pointing back at the conversation."""
+    return (
+        words[i] == "it"
+        and i > 0
+        and words[i - 1] in _OPENING_BE
+        and i + 1 < len(words)
+        and (
+            words[i + 1] in _ANTICIPATED or (words[i + 1] == "a" and words[i + 2 : i + 4] == ["good", "idea"])
+        )
+    )
+
+
 #: Ordinary words outside the graph a question pointing back must say, and nothing the graph
 #: knows, to be about something else ("will it snow on Christmas?", not "what eats into it?").
 FOREIGN_BESIDE_IT = 2
