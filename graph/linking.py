@@ -469,8 +469,10 @@ class Linker:
         self, words: list[str], taken: list[bool], model: str | None, prefer: str | None
     ) -> list[Mention]:
         """Names inside a compound word that is no name itself: "EFA-enabled", "libibverbs.so",
-        "NCCL/RCCL". Each part run is matched as a name, longest first, the whole word its span."""
+        "NCCL/RCCL", "nccl_debug". Each part run is matched as a name, longest first, the whole
+        word its span."""
         found: list[Mention] = []
+        common = self.engine.common_words
         for i, word in enumerate(words):
             if taken[i] or not _JOINERS.search(word):
                 continue
@@ -483,6 +485,11 @@ class Linker:
                     form = " ".join(parts[start : start + size])
                     iris = self.forms.get(form)
                     if not iris or len(form) < 2 or all(p in STOPWORDS for p in parts[start : start + size]):
+                        continue
+                    if "_" in word and all(p in common for p in parts[start : start + size]):
+                        # Ordinary words inside a code identifier ("list_integration_resources",
+                        # "check_resources") are part of the identifier's own name, not a name of
+                        # the graph's; a name among them ("nccl_debug") still is.
                         continue
                     iri = self._rank(iris, form, model, prefer)[0]
                     if all(m.iri != iri for m in found if m.start == i):

@@ -100,6 +100,35 @@ def test_vs_between_two_measurements_compares_no_things() -> None:
     assert detect("step time 30 ms vs 120 ms on the second rack").intent != COMPARE
 
 
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("where does NCCL fit?", True),
+        ("so where do I put Milvus?", True),
+        ("Milvus is slow. Where does that come from?", True),
+        ("which layer owns CUDA OOM?", True),
+        # Inside a report "where" is a relative word, not a question about the stack.
+        ("the agent enters a loop where it calls the same tool forever", False),
+        ("pods restart on the nodes where the driver was upgraded", False),
+    ],
+)
+def test_where_asks_for_a_layer_only_as_a_question_word(question: str, asks: bool) -> None:
+    from stackgraph.graph.answering.intents import asks_for_layer
+
+    assert asks_for_layer(question) is asks
+
+
+def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) -> None:
+    """A tool or function name in a report ("check_resources") is its own name: its ordinary
+    words do not name the graph's entities; a name of the graph inside one still does."""
+    surfaces = [
+        m.surface for m in engine.linker.mentions("the agent calls `list_integration_resources` again")
+    ]
+    assert surfaces == ["agent"]
+    names = [engine.catalog.display(m.iri) for m in engine.linker.mentions("we grep the nccl_debug output")]
+    assert names == ["NCCL"]
+
+
 def test_crosswalk(engine: Engine) -> None:
     answer = ask(
         engine,

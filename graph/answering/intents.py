@@ -166,7 +166,11 @@ def looks_like_symptom(question: str) -> bool:
 
 
 _ASKS_FOR_LAYER = re.compile(
-    r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b|\bwho (?:\w+ly )?owns?\b|\bwhere\b", _I
+    r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b|\bwho (?:\w+ly )?owns?\b"
+    # "where" asks when it opens a sentence or a question ("where does X fit?", "so where do ...");
+    # inside a report it is a relative word ("an infinite loop where it calls the same tools").
+    r"|(?:^|[.?!:;]\s+|\b(?:and|so|but|then)\s+)where\b|\bwhere\s+(?:do|does|did|is|are|should|would|can|could|will|to)\b",
+    _I,
 )
 
 
