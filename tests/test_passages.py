@@ -57,6 +57,26 @@ def test_named_entities_are_a_prior_not_a_filter(engine: Engine) -> None:
     assert any(h.passage.subject != kubernetes for h in favoured[:5])
 
 
+def test_a_named_engines_settings_share_the_prior_of_passages_that_mention_it(engine: Engine) -> None:
+    """No statement of a setting names its engine ("splits model layers across pipeline stages"),
+    yet a report naming the engine is about its settings too: they get the mentioned prior."""
+    from stackgraph.graph.answering import passages
+    from stackgraph.graph.answering.evidence import fetch
+
+    engines = [iri for iri in engine.entities_of("Technology") if fetch(engine, iri).incoming(SG.parameterOf)]
+    assert engines, "the graph should hold an engine with settings"
+    served = engines[0]
+    setting = fetch(engine, served).incoming(SG.parameterOf)[0]
+    statement = next(p for p in engine.passages.passages if p.subject == setting and not p.relation)
+    question = " ".join(terms(statement.object))
+    plain = {h.passage.key: h.score for h in engine.passages.rank(question, use_semantic=False, k=50)}
+    favoured = {
+        h.passage.key: h.score
+        for h in engine.passages.rank(question, named=[served], use_semantic=False, k=50)
+    }
+    assert favoured[statement.key] == pytest.approx(plain[statement.key] + passages.MENTIONED_PRIOR)
+
+
 def test_coverage_counts_only_words_the_graph_knows(engine: Engine) -> None:
     question = "my flibbertigibbet shows uncorrected ECC errors"
     said = "a GPU shows uncorrected ECC errors"

@@ -226,6 +226,18 @@ class PassageIndex:
             found |= cached
         return found
 
+    def settings_of(self, entities: Iterable[str]) -> set[int]:
+        """Passages about the settings of the entities (``sg:parameterOf``): a report naming vLLM
+        is about its engine's knobs too ("pipeline_parallel_size ... across nodes"), though no
+        statement of a knob names vLLM."""
+        from stackgraph.graph.answering.evidence import fetch
+
+        found: set[int] = set()
+        for iri in entities:
+            for setting in fetch(self.engine, iri).incoming(SG.parameterOf):
+                found.update(self._about.get(setting, ()))
+        return found
+
     def _mentions_of(self, iri: str) -> frozenset[int]:
         found: set[int] = set(self._objects.get(iri, ()))
         catalog = self.engine.catalog
@@ -292,7 +304,8 @@ class PassageIndex:
         """The passages that best match the whole question, best first.
 
         ``named`` are the entities the question names: their passages get a small prior, passages
-        that mention them a smaller one, so a technology named in passing tips close calls only.
+        that mention them (or are about their settings) a smaller one, so a technology named in
+        passing tips close calls only.
         ``residual`` are the question's terms outside the words naming them; when they say
         enough (``ASKS_BEYOND_NAMES``), a named entity's definition keeps little of its prior.
         ``near`` adds a prior per subject (a follow-up's subject and what lies near it).
@@ -316,7 +329,7 @@ class PassageIndex:
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
         semantic = self.semantic(question) if use_semantic else None
         named = set(named)
-        mentioning = self.mentioning(named)
+        mentioning = self.mentioning(named) | self.settings_of(named)
         problems = (named - weak) & self.engine.problems
         asked = {t for t in residual or () if t in self.idf}
         beyond = len(asked) >= ASKS_BEYOND_NAMES
