@@ -315,3 +315,16 @@ def test_only_a_report_gets_the_checks_of_what_it_names(engine: Engine) -> None:
         label = engine.catalog.display(iri)
         for question in (f"what is {label}?", f"which layer does {label} sit in?"):
             assert "To check" not in engine.ask(question).answer, question
+
+
+def test_two_named_technologies_with_the_same_checks_share_one_sentence(engine: Engine) -> None:
+    checked = _checked_technologies(engine)
+    pairs = [(a, b) for a in checked for b in checked if a < b and checked[a] == checked[b]]
+    assert pairs, "the graph should hold two technologies checked the same way"
+    for a, b in pairs:
+        names = engine.catalog.display(a), engine.catalog.display(b)
+        answer = engine.ask(
+            f"we scaled our job over {names[0]} with {names[1]} to twice the nodes and step time got worse"
+        )
+        told = [s for s in re.split(r"(?<=\.) ", answer.answer) if s.startswith("To check")]
+        assert len(told) <= 1, (names, answer.answer)

@@ -570,12 +570,13 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
 
 def _checks_unsaid(ctx: Context, said: str) -> str:
     """ "To check X: ..." for the first ``CHECKED_TECHNOLOGIES`` technologies the question names
-    whose checks ``said`` does not give; their facts go to a fresh ``ctx.evidence``."""
+    whose checks ``said`` does not give; their facts go to a fresh ``ctx.evidence``. Two named
+    technologies with the same checks share one sentence ("To check RoCE v2 and NCCL: ...")."""
     from stackgraph.graph.answering.symptoms import diagnostic_name
 
     said = said.lower()
     ctx.evidence = Evidence(ctx.engine)
-    told: list[str] = []
+    told: list[tuple[list[str], list[str], list[str]]] = []  # (technologies, checks, lines)
     for iri in checkable_named(ctx):
         named = [
             (check, diagnostic_name(ctx, check, record=False))
@@ -584,11 +585,19 @@ def _checks_unsaid(ctx: Context, said: str) -> str:
         # Checks the answer gives already ("nccl-tests is the standard tool to isolate whether a
         # slowdown is ...") are not repeated; one it only names ("ibstat reports its ports") is.
         unsaid_checks = [(check, name) for check, name in named if not _says_check(ctx, said, check, name)]
-        if not unsaid_checks:
+        checks = [check for check, _ in unsaid_checks[:NAMED_CHECKS]]
+        if not checks:
             continue
+        for check in checks:
+            ctx.evidence.fact(iri, SG.diagnosedBy, check)
+        same = next((t for t in told if t[1] == checks), None)
+        if same is not None:
+            same[0].append(ctx.catalog.display(iri))
+            continue
+        if len(told) == CHECKED_TECHNOLOGIES:
+            break
         lines = []
         for check, name in unsaid_checks[:NAMED_CHECKS]:
-            ctx.evidence.fact(iri, SG.diagnosedBy, check)
             ctx.evidence.entity(check)
             diagnostic_name(ctx, check)
             shows = ctx.facts(check).text(SG.shows)
@@ -597,11 +606,8 @@ def _checks_unsaid(ctx: Context, said: str) -> str:
                 lines.append(f"{name} ({first_sentences(shows, 160).rstrip('.')})")
             else:
                 lines.append(name)
-        told.append(sentence(f"To check {ctx.catalog.display(iri)}: {join(lines, 'or')}"))
-        said += " " + " ".join(name for _, name in unsaid_checks).lower()  # said once for two
-        if len(told) == CHECKED_TECHNOLOGIES:
-            break
-    return " ".join(told)
+        told.append(([ctx.catalog.display(iri)], checks, lines))
+    return " ".join(sentence(f"To check {join(names)}: {join(lines, 'or')}") for names, _, lines in told)
 
 
 def checkable_named(ctx: Context) -> list[str]:
