@@ -37,7 +37,7 @@ from stackgraph.graph.answering.text import (
     unsaid,
 )
 from stackgraph.graph.lexical import terms
-from stackgraph.graph.model import Answer
+from stackgraph.graph.model import Answer, Fact, SourceRef
 from stackgraph.graph.store import SG
 
 if TYPE_CHECKING:
@@ -588,14 +588,14 @@ def _checks_unsaid(ctx: Context, said: str) -> str:
         checks = [check for check, _ in unsaid_checks[:NAMED_CHECKS]]
         if not checks:
             continue
+        same = next((t for t in told if t[1] == checks), None)
+        if same is None and len(told) == CHECKED_TECHNOLOGIES:
+            break
         for check in checks:
             ctx.evidence.fact(iri, SG.diagnosedBy, check)
-        same = next((t for t in told if t[1] == checks), None)
         if same is not None:
             same[0].append(ctx.catalog.display(iri))
             continue
-        if len(told) == CHECKED_TECHNOLOGIES:
-            break
         lines = []
         for check, name in unsaid_checks[:NAMED_CHECKS]:
             ctx.evidence.entity(check)
@@ -628,7 +628,7 @@ def checkable_named(ctx: Context) -> list[str]:
     return list(found)
 
 
-def _sources(answer: Answer, kept: list, new: list) -> tuple:
+def _sources(answer: Answer, kept: list[Fact], new: list[Fact]) -> tuple[SourceRef, ...]:
     """The answer's sources less those only the facts cut away cited, then the new facts'."""
     dropped = {s for f in answer.facts if f not in kept for s in f.sources}
     still = {s for f in kept for s in f.sources}
