@@ -555,13 +555,24 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
         if cut == kept:
             break
         kept = cut
-    kept_facts = said_facts(body, kept, list(answer.facts))
-    new = [f for f in ctx.evidence.facts if f not in kept_facts]
-    text = f"{kept} {told}"
+    # What is inferred is said again of what the answer still names once cut for the checks; a
+    # longer note than the one it replaces makes the body give up more room.
+    for _ in range(3):
+        kept_facts = said_facts(body, kept, list(answer.facts))
+        new = [f for f in ctx.evidence.facts if f not in kept_facts]
+        text = f"{kept} {told}"
+        said_note = inferred_note(text, kept_facts + new)
+        over = len(text) + len(said_note) - MAX_ANSWER_CHARS
+        if over <= 0:
+            break
+        kept = clip(body, len(kept) - over)
+        if len(kept) < MAX_ANSWER_CHARS // 3:
+            return answer
+    else:
+        return answer
     return replace(
         answer,
-        # What is inferred is said again of what the answer still names once cut for the checks.
-        answer=text + inferred_note(text, kept_facts + new),
+        answer=text + said_note,
         facts=tuple(kept_facts + new),
         entities=answer.entities + tuple(e for e in ctx.evidence.entities if e not in answer.entities),
         sources=_sources(answer, kept_facts, new),
