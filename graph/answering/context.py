@@ -169,6 +169,10 @@ def say_inferred(text: str, inferred: list[Fact]) -> str:
     return cut + note if shown else cut
 
 
+#: How the closing note on what is inferred opens; the answer's text before it is its body.
+INFERRED_OPENING = " (Inferred, not stated in the sources:"
+
+
 def inferred_note(text: str, facts: list[Fact]) -> str:
     """The note saying which of ``facts`` that ``text`` names are inferred; empty when none is."""
     shown = _named_in(text, [f for f in facts if f.basis == "inferred"])
@@ -179,7 +183,7 @@ def _inferred_note(facts: list[Fact]) -> str:
     named = "; ".join(f.text for f in facts[:MAX_INFERRED_NAMED])
     more = len(facts) - MAX_INFERRED_NAMED
     tail = f" and {more} more" if more > 0 else ""
-    return f" (Inferred, not stated in the sources: {named}{tail}.)"
+    return f"{INFERRED_OPENING} {named}{tail}.)"
 
 
 def _named_in(text: str, facts: list[Fact]) -> list[Fact]:

@@ -216,8 +216,10 @@ class PassageIndex:
         return any(wanted & self._terms[i].keys() for i in self._about.get(subject, ()))
 
     def mentioning(self, entities: Iterable[str]) -> set[int]:
-        """Passages that name one of the entities (all words of one of its labels), or whose
-        object it is: "libfabric (EFA)" is about EFA too."""
+        """Passages that name one of the entities (all words of one of its labels), whose object
+        it is ("libfabric (EFA)" is about EFA too), or that are about one of its settings
+        (``sg:parameterOf``): a report naming vLLM is about its engine's knobs too
+        ("pipeline_parallel_size ... across nodes"), though no statement of a knob names vLLM."""
         found: set[int] = set()
         for iri in entities:
             cached = self._mentioning.get(iri)
@@ -226,20 +228,12 @@ class PassageIndex:
             found |= cached
         return found
 
-    def settings_of(self, entities: Iterable[str]) -> set[int]:
-        """Passages about the settings of the entities (``sg:parameterOf``): a report naming vLLM
-        is about its engine's knobs too ("pipeline_parallel_size ... across nodes"), though no
-        statement of a knob names vLLM."""
+    def _mentions_of(self, iri: str) -> frozenset[int]:
         from stackgraph.graph.answering.evidence import fetch
 
-        found: set[int] = set()
-        for iri in entities:
-            for setting in fetch(self.engine, iri).incoming(SG.parameterOf):
-                found.update(self._about.get(setting, ()))
-        return found
-
-    def _mentions_of(self, iri: str) -> frozenset[int]:
         found: set[int] = set(self._objects.get(iri, ()))
+        for setting in fetch(self.engine, iri).incoming(SG.parameterOf):
+            found.update(self._about.get(setting, ()))
         catalog = self.engine.catalog
         rec = catalog.get(iri)
         for label in catalog.all_labels(rec) if rec else ():
@@ -329,7 +323,7 @@ class PassageIndex:
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
         semantic = self.semantic(question) if use_semantic else None
         named = set(named)
-        mentioning = self.mentioning(named) | self.settings_of(named)
+        mentioning = self.mentioning(named)
         problems = (named - weak) & self.engine.problems
         asked = {t for t in residual or () if t in self.idf}
         beyond = len(asked) >= ASKS_BEYOND_NAMES

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context, inferred_note, said_facts
+from stackgraph.graph.answering.context import (
+    INFERRED_OPENING,
+    NAMED_HOW,
+    STRONG_LINK,
+    Context,
+    inferred_note,
+    said_facts,
+)
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
@@ -542,22 +549,14 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     Down" wants `ibstat` whatever passage answered it, since the 2am reader's next step is a
     command to run. The checks go before what is cut to make room for them; a check said only in
     what is cut is said again."""
-    body, note = _split_inferred(answer.answer)
+    body = _body(answer.answer)
     kept = body
-    for _ in range(2):  # the second round knows what the cut for the first round's checks left
+    # Each round cuts the body for the checks and the note on what is inferred, said again of
+    # what is left; a check said only in what was cut is said in the next round's checks.
+    for _ in range(3):
         told = _checks_unsaid(ctx, kept)
         if not told:
             return answer
-        room = MAX_ANSWER_CHARS - len(told) - len(note) - 1
-        if room < MAX_ANSWER_CHARS // 3:
-            return answer
-        cut = clip(body, room)
-        if cut == kept:
-            break
-        kept = cut
-    # What is inferred is said again of what the answer still names once cut for the checks; a
-    # longer note than the one it replaces makes the body give up more room.
-    for _ in range(3):
         kept_facts = said_facts(body, kept, list(answer.facts))
         new = [f for f in ctx.evidence.facts if f not in kept_facts]
         text = f"{kept} {told}"
@@ -657,21 +656,18 @@ def _says_check(ctx: Context, said: str, check: str, name: str) -> bool:
     of) what it shows."""
     if name.startswith("`") and name.lower() in said:
         return True
-    if _plain(name.strip("`")) not in _plain(said):
+    if _as_words(name.strip("`")) not in _as_words(said):
         return False
     shows = set(terms(ctx.facts(check).text(SG.shows) or ""))
     return not shows or len(shows & set(terms(said))) >= CHECK_SAID * len(shows)
 
 
-def _plain(text: str) -> str:
+def _as_words(text: str) -> str:
     """Text compared by its words: "nccl-tests" says "NCCL tests"."""
     return " ".join(re.split(r"[\s_-]+", text.lower()))
 
 
-_INFERRED_TAIL = " (Inferred, not stated in the sources:"
-
-
-def _split_inferred(text: str) -> tuple[str, str]:
-    """An answer's body and its closing note on what is inferred (empty when it has none)."""
-    at = text.find(_INFERRED_TAIL)
-    return (text, "") if at < 0 else (text[:at], text[at:])
+def _body(text: str) -> str:
+    """An answer's text before its closing note on what is inferred."""
+    at = text.find(INFERRED_OPENING)
+    return text if at < 0 else text[:at]
