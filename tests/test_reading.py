@@ -6,6 +6,8 @@ The questions are written for these tests; none is taken from an evaluation set.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from stackgraph.graph.answering.question import Question
@@ -911,3 +913,62 @@ def test_a_contraction_without_its_apostrophe_and_involved_say_nothing_of_the_su
     conversation = Conversation()
     assert engine.ask("what is NCCL?", conversation).answered
     assert engine.ask("so the CNI isnt involved at all then?", conversation).answered
+
+
+def _name_parts(engine: Engine) -> dict[str, set[str]]:
+    """Words written in the graph's names that are no name on their own and no ordinary English,
+    each with the entities whose names hold it (between two and eight of them)."""
+    catalog = engine.catalog
+    whole = {label.lower() for rec in catalog.records.values() for label in catalog.all_labels(rec)}
+    written: dict[str, str] = {}
+    holders: dict[str, set[str]] = {}
+    for rec in catalog.records.values():
+        for label in catalog.all_labels(rec):
+            for term in terms(label):
+                holders.setdefault(term, set()).add(rec.iri)
+            for word in re.findall(r"[A-Za-z][A-Za-z0-9]+", label):
+                low = word.lower()
+                plural = low.endswith("s") and low[:-1] in engine.common_words
+                if (
+                    len(terms(word)) == 1
+                    and low not in whole
+                    and low not in engine.common_words
+                    and not plural
+                ):
+                    written.setdefault(terms(word)[0], word)
+    return {w: holders[t] for t, w in written.items() if 2 <= len(holders[t]) <= 8}
+
+
+def test_a_word_that_is_part_of_several_names_is_answered_by_them(engine: Engine) -> None:
+    words = _name_parts(engine)
+    assert len(words) >= 10, "the graph's names share enough words to test this"
+    for word, iris in sorted(words.items()):
+        if Question.parse(engine, f"what is {word}?").mentions:
+            continue  # a fuzzy or code reading names an entity: answered as that entity
+        answer = engine.ask(f"what is {word}?")
+        assert answer.answered, answer.answer
+        # Said to be part of names, or a passage about one of them answered better.
+        assert any(engine.catalog.label(i) in answer.answer for i in iris), answer.answer
+        assert all(f.basis and f.sources for f in answer.facts)
+
+
+def test_a_word_that_is_part_of_names_is_said_to_be_no_entry_itself(engine: Engine) -> None:
+    word, iris = next((w, i) for w, i in sorted(_name_parts(engine).items()) if len(i) >= 3)
+    answer = engine.ask(f"what is {word}?")
+    opening, _, rest = answer.answer.partition(";")
+    assert "no entry of its own" in opening, answer.answer
+    assert sum(engine.catalog.label(i) in rest for i in iris) >= 2
+
+
+def test_an_ordinary_word_in_names_is_still_no_subject(engine: Engine) -> None:
+    answer = engine.ask("what is an index?")
+    assert not answer.answered
+
+
+@pytest.mark.parametrize("manner", ["in plain terms", "in a nutshell", "in layman's terms", "briefly"])
+def test_how_to_tell_the_answer_is_not_what_it_is_about(engine: Engine, manner: str) -> None:
+    for name in ("PagedAttention", "NCCL", "gang scheduling"):
+        plain = engine.ask(f"what is {name}?")
+        told = engine.ask(f"what is {name} {manner}?")
+        assert told.answered, told.answer
+        assert told.answer.split(".")[0] == plain.answer.split(".")[0]

@@ -12,6 +12,7 @@ The pipeline, in order:
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -19,7 +20,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
-from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, NAMED_HOW, STRONG_LINK, Candidate, Context
+from stackgraph.graph.answering.context import (
+    DESCRIBED_COVERAGE,
+    NAME_PART,
+    NAMED_HOW,
+    STRONG_LINK,
+    Candidate,
+    Context,
+)
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.answering.text import clip
@@ -202,7 +210,7 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
         return _dedupe(subjects + layers + weak_rest)
     # Nothing named: find what the question describes.
     if _unknown_name(parsed):
-        return []
+        return _named_in_part(engine, parsed)
     found: dict[str, Candidate] = {}
     for iri, score in engine.lexical.search(question, k=5):
         if score >= LEXICAL_MIN and engine.lexical.coverage(question, iri) >= DESCRIBED_COVERAGE:
@@ -217,6 +225,40 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             if prior is None or prior.score < score:
                 found[iri] = Candidate(iri, score, "semantic")
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
+
+
+#: Most names a word may be part of for a definition question to be answered by them: a word
+#: in more names ("NVIDIA") is a vendor or a theme, not one thing the question asks about.
+NAME_PART_MAX = 8
+
+
+def _named_in_part(engine: Engine, parsed: Question) -> list[Candidate]:
+    """The entities whose names hold the one word a definition question asks about, when that
+    word is no ordinary English and no entity's whole name: "what's RDMA?" asks about what RDMA
+    verbs, RDMA NIC and GPUDirect RDMA share, and L6 Transport (whose names say RDMA) places it.
+    Shortest names first: they say least besides the word. None for "what is an index?", whose
+    word is ordinary English and not one thing."""
+    asked = set(parsed.terms)
+    if len(asked) != 1:
+        return []
+    (term,) = asked
+    written = [w for w in parsed.normalized.split() if terms(w) == [term]]
+    if not written or any(_common(engine, w) for w in written):
+        return []
+    lexical, catalog = engine.lexical, engine.catalog
+    # Each entity by its shortest name that holds the word (weighed by rarity): the less else it
+    # says, the nearer it is to what the word means alone.
+    shortest: dict[str, float] = {}
+    for iri in lexical.postings.get(term, ()):
+        record = catalog.get(iri)
+        names = [terms(n) for n in catalog.all_labels(record)] if record else []
+        weights = [math.fsum(lexical.weight(t) for t in set(n)) for n in names if term in n]
+        if weights:
+            shortest[iri] = min(weights)
+    if len(shortest) > NAME_PART_MAX:
+        return []
+    named = sorted(shortest, key=lambda iri: (shortest[iri], iri))
+    return [Candidate(iri, STRONG_LINK, NAME_PART) for iri in named]
 
 
 def _common(engine: Engine, word: str) -> bool:

@@ -26,9 +26,12 @@ SEMANTIC_RELEVANT = 0.5
 #: Linking score of a name that surely names its entity; an exact name below it is weak, linked by
 #: one common word ("image" of the image problem, "data" of the data problem).
 STRONG_LINK = 0.8
+#: How a candidate is linked when the question's one word is part of its name ("RDMA" of RDMA
+#: verbs): named, though not by its whole name.
+NAME_PART = "name part"
 #: How a candidate was found when the question names it (or an earlier turn did), rather than
 #: describes it.
-NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation"})
+NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation", NAME_PART})
 
 
 @dataclass

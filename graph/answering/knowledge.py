@@ -6,7 +6,13 @@ import re
 from dataclasses import replace
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import DESCRIBED_COVERAGE, SEMANTIC_RELEVANT, Candidate, Context
+from stackgraph.graph.answering.context import (
+    DESCRIBED_COVERAGE,
+    NAME_PART,
+    SEMANTIC_RELEVANT,
+    Candidate,
+    Context,
+)
 from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.remedies import means_of
 from stackgraph.graph.answering.text import (
@@ -16,6 +22,7 @@ from stackgraph.graph.answering.text import (
     sentence,
     without_leading_label,
 )
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
@@ -43,6 +50,8 @@ def define(ctx: Context) -> Answer | None:
     if not ctx.candidates:
         return None
     cand = ctx.candidates[0]
+    if cand.how == NAME_PART:
+        return _name_part(ctx)
     iri = cand.iri
     if ctx.catalog.is_a(iri, SG.Layer):
         from stackgraph.graph.answering.placement import layer_overview
@@ -101,6 +110,37 @@ _DESCRIBING = (
     SG.failureMode,
     SG.reason,
 )
+
+
+#: Most entities a word's answer lists by name, and places after the first it defines.
+NAME_PART_LISTED = 4
+NAME_PART_PLACED = 3
+
+
+def _name_part(ctx: Context) -> Answer | None:
+    """What a word that is part of several names is in this graph ("what's RDMA?"): the names that
+    hold it, the first (shortest) of them defined, and where the next ones fit. The graph has no
+    entry for the word alone, and the answer says so rather than pass one of them off as it."""
+    named = [c for c in ctx.candidates if c.how == NAME_PART]
+    (term,) = set(ctx.parsed.terms)
+    labels = []
+    for cand in named[:NAME_PART_LISTED]:
+        ctx.evidence.entity(cand.iri)
+        labels.append(layer_phrase(ctx.catalog, cand.iri))
+    # The word as the names write it ("rdma" is RDMA), else as the question does.
+    said = (w for label in labels for w in re.findall(r"[\w./+-]+", label) if terms(w) == [term])
+    word = next(said, term)
+    opening = f"{word} has no entry of its own in the graph; it is part of the names of {join(labels)}."
+    # The first defined as if named in full (its own answer, not this one again).
+    first = define(replace(ctx, candidates=[replace(named[0], how="exact")]))
+    if first is None:
+        return None
+    parts = [opening, first.answer]
+    for cand in named[1:NAME_PART_PLACED]:
+        layers = [layer_phrase(ctx.catalog, p.layer) for p in placements(ctx, cand.iri)]
+        if layers:
+            parts.append(sentence(f"{ctx.catalog.label(cand.iri)} fits in {join(layers)}"))
+    return ctx.answer(" ".join(parts), intents.DEFINE, first.confidence * 0.8)
 
 
 def _first_statement(facts) -> tuple[str, str, str] | None:
