@@ -351,3 +351,29 @@ def test_every_answer_to_every_question_we_hold_fits_the_length_limit(semantic_e
         (q[:60], n) for q in questions if (n := len(semantic_engine.ask(q).answer)) > MAX_ANSWER_CHARS
     ]
     assert not too_long
+
+
+def _tuned(engine: Engine) -> dict[str, list[str]]:
+    """Each entity that configuration settings apply to, with those settings (read by SPARQL)."""
+    rows = engine.graph.query(
+        "PREFIX sg: <https://w3id.org/stackgraph/ns#> "
+        "SELECT ?e ?p WHERE { ?p a sg:ConfigurationParameter ; sg:appliesTo ?e }"
+    )
+    found: dict[str, list[str]] = {}
+    for row in rows:
+        found.setdefault(str(row.e), []).append(str(row.p))
+    return found
+
+
+def test_where_a_tuned_thing_fits_says_the_settings_that_apply_to_it(engine: Engine) -> None:
+    tuned = _tuned(engine)
+    assert len(tuned) >= 5
+    for iri, settings in tuned.items():
+        name = engine.catalog.label(iri)
+        answer = engine.ask(f"which layer does {name} fit in?", intent="fit")
+        assert answer.answered, answer.answer
+        assert f"Settings for {name}:" in answer.answer, answer.answer
+        assert all(engine.catalog.label(s) in answer.answer for s in settings), answer.answer
+        applied = {(f.subject, f.object) for f in answer.facts if f.predicate.endswith("appliesTo")}
+        assert applied >= {(s, iri) for s in settings}
+        assert all(f.basis and f.sources for f in answer.facts)

@@ -13,7 +13,7 @@ from stackgraph.graph.answering.context import (
     Candidate,
     Context,
 )
-from stackgraph.graph.answering.placement import describe_places, placements
+from stackgraph.graph.answering.placement import describe_places, placements, settings_for
 from stackgraph.graph.answering.remedies import means_of
 from stackgraph.graph.answering.text import (
     first_sentences,
@@ -90,6 +90,9 @@ def define(ctx: Context) -> Answer | None:
     related = _relations(ctx, iri, facts)
     if related:
         parts.append(related)
+    settings = settings_for(ctx, iri)
+    if settings:
+        parts.append(settings)
     if ctx.catalog.is_a(iri, SG.Symptom) or ctx.catalog.is_a(iri, SG.Cause):
         from stackgraph.graph.answering.symptoms import explain_problem
 

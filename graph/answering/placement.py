@@ -142,6 +142,9 @@ def where_fits(ctx: Context) -> Answer | None:
         if via:
             text += f", as one of {ctx.catalog.label(via)}"
         lines.append(sentence(text))
+        settings = settings_for(ctx, cand.iri)
+        if settings:
+            lines.append(settings)
         placed += 1
         concerns = ctx.facts(cand.iri).iris(SG.concern)
         if concerns:
@@ -163,6 +166,34 @@ def where_fits(ctx: Context) -> Answer | None:
         ):
             lines.append(first_sentences(definition, 350))
     return ctx.answer(" ".join(lines), intents.FIT, 0.6 + 0.4 * confidence)
+
+
+#: Settings that apply to an entity spelled out with what they do, up to this many; more are named.
+SETTINGS_SPELLED = 2
+
+
+def settings_for(ctx: Context, iri: str) -> str:
+    """The configuration settings that apply to an entity, as a sentence: "Settings for Pipeline
+    parallelism: pipeline_parallel_size (splits model layers across pipeline stages (often across
+    nodes))."
+    A strategy or mechanism whose own entry only places it is told apart by its settings: the
+    seeds say what tensor and pipeline parallelism do in the rows of the settings that size them."""
+    settings = [
+        p for p in ctx.facts(iri).incoming(SG.appliesTo) if ctx.catalog.is_a(p, SG.ConfigurationParameter)
+    ]
+    if not settings:
+        return ""
+    shown = []
+    for setting in settings:
+        ctx.evidence.fact(setting, SG.appliesTo, iri)
+        definition = ctx.catalog.get(setting).definition if len(settings) <= SETTINGS_SPELLED else None
+        label = ctx.catalog.label(setting)
+        if definition:
+            ctx.evidence.fact(setting, SKOS + "definition", definition)
+            definition = definition.rstrip(".")
+            label += f" ({definition[:1].lower()}{definition[1:]})"
+        shown.append(label)
+    return sentence(f"Settings for {ctx.catalog.label(iri)}: {join(shown)}")
 
 
 def layer_overview(ctx: Context, layer: str, limit: int = 14) -> Answer:
@@ -272,6 +303,9 @@ def compare(ctx: Context) -> Answer | None:
         line = sentence(line)
         if rec and rec.definition:
             line += " " + first_sentences(rec.definition, 260)
+        settings = settings_for(ctx, cand.iri)
+        if settings:
+            line += " " + settings  # what tells two strategies of one layer apart
         lines.append(line)
     related = _direct_relation(ctx, subjects[0].iri, subjects[1].iri)
     if related:
