@@ -118,6 +118,23 @@ def test_where_asks_for_a_layer_only_as_a_question_word(question: str, asks: boo
     assert asks_for_layer(question) is asks
 
 
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("tl;dr what's InfiniBand", "define"),
+        ("quick q: what is MIG", "define"),
+        ("ok so what is NCCL", "define"),
+        ("what exactly is a KV cache?", "define"),
+        ("remind me what PFC stands for", "define"),
+        ("where's the KV cache live", "where_fits"),
+        ("where's NCCL fit in?", "where_fits"),
+    ],
+)
+def test_chatter_before_the_asking_words_keeps_the_intent(engine: Engine, question: str, intent: str) -> None:
+    answer = ask(engine, question)
+    assert answer.intent == intent, answer.answer
+
+
 def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) -> None:
     """A tool or function name in a report ("check_resources") is its own name: its ordinary
     words do not name the graph's entities; a name of the graph inside one still does."""

@@ -30,6 +30,14 @@ FIT, OWNER, DIAGNOSE, DEFINE, WHY, LIST, COMPARE, CROSSWALK, PATH, TRIAGE, STRES
 
 _I = re.IGNORECASE
 
+#: What may open a question before its asking words: chatter ("ok so", "hey,", "quick q:"), a
+#: request for brevity ("tl;dr", "ELI5") or for a reminder ("remind me"). "tl;dr what's InfiniBand"
+#: asks what InfiniBand is as plainly as "what's InfiniBand".
+_OPENING = (
+    r"^\s*(?:(?:ok(?:ay)?|so|and|also|but|then|hey|hi|hello|quick\s+q(?:uestion)?|q|tl;?\s?dr|eli5"
+    r"|sorry|um+|uh+|btw|remind\s+me|real\s+quick)\b[\s,:;.!-]*)*"
+)
+
 #: (intent, pattern) in priority order.
 CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -107,7 +115,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         FIT,
         re.compile(
-            r"\bwhere (does|do|is|are|would|should|will)\b.*\b(fit|sit|go|belong|live|land|placed?|run|map)s?\b|\b(which|what)\s+layers?\b|\bwhere in the stack\b|\bwhere\b.+\bin the (stack|layers|model)\b|\bwhat part of the stack\b",
+            r"\bwhere(\s+(does|do|is|are|would|should|will)|'s)\b.*\b(fit|sit|go|belong|live|land|placed?|run|map)s?\b|\b(which|what)\s+layers?\b|\bwhere in the stack\b|\bwhere\b.+\bin the (stack|layers|model)\b|\bwhat part of the stack\b",
             _I,
         ),
     ),
@@ -121,7 +129,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DEFINE,
         re.compile(
-            r"^\s*(what|who)\s*(is|are|'s|does|do)\b|\bwhat does\b.+\b(do|mean|stand for)\b|\bdefine\b|\bdefinition\b|\bexplain\b|\bmeaning of\b|\bused for\b|\btell me about\b|\bdescribe\b",
+            _OPENING + r"(what|who)(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do)\b"
+            r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
+            r"|\bdefine\b|\bdefinition\b|\bexplain\b|\bmeaning of\b|\bused for\b|\btell me about\b|\bdescribe\b",
             _I,
         ),
     ),
