@@ -164,6 +164,28 @@ STOPWORDS = frozenset(
         "through",
         "mean",
         "means",
+        # What is left of a contraction once its apostrophe splits it ("isn't" -> "isn" "t"):
+        # "not" and "are" or "have", never what a question is about.
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "doesn",
+        "don",
+        "didn",
+        "hasn",
+        "haven",
+        "hadn",
+        "couldn",
+        "wouldn",
+        "shouldn",
+        "won",
+        "mustn",
+        "needn",
+        "ain",
+        "re",
+        "ve",
+        "ll",
     ]
 )
 

@@ -128,6 +128,8 @@ def test_where_asks_for_a_layer_only_as_a_question_word(question: str, asks: boo
         ("remind me what PFC stands for", "define"),
         ("where's the KV cache live", "where_fits"),
         ("where's NCCL fit in?", "where_fits"),
+        ("who's responsible for CUDA OOM, the app or the platform?", "owner_of_symptom"),
+        ("any tool to test IB bandwidth?", "diagnose"),
     ],
 )
 def test_chatter_before_the_asking_words_keeps_the_intent(engine: Engine, question: str, intent: str) -> None:
@@ -260,3 +262,23 @@ def test_a_unit_after_a_slash_has_no_singular(engine: Engine) -> None:
     assert "tokens/" not in engine.linker.forms
     mentions = engine.linker.mentions("why does the model stop after 512 tokens")
     assert all(m.surface != "tokens" for m in mentions)
+
+
+def test_a_contraction_is_no_word_of_the_question(engine: Engine) -> None:
+    """ "isn't" splits into "isn" and "t": neither is what the question is about, so it must not
+    match a statement that happens to say "isn't" ("replicating live GPU state isn't practical")."""
+    from stackgraph.graph.lexical import terms
+
+    assert terms("why isn't it ready? we don't know, we've tried") == ["readi", "know", "tri"]
+    answer = ask(engine, "why isn't Kubernetes one of the nine layers?")
+    assert answer.answer.startswith("Orchestration is a control plane, not a layer"), answer.answer
+
+
+def test_a_name_written_in_capitals_is_an_acronym_not_a_common_word(engine: Engine) -> None:
+    from stackgraph.graph.answering import link
+    from stackgraph.graph.answering.question import Question
+
+    shouted = link(engine, Question.parse(engine, "any tool to test IB bandwidth?"))
+    assert shouted and shouted[0].iri.endswith("/infiniband") and shouted[0].score >= 0.8
+    quiet = link(engine, Question.parse(engine, "any tool to test ib bandwidth?"))
+    assert not quiet or quiet[0].score < 0.8

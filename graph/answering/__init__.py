@@ -186,6 +186,7 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
             m.how == "exact"
             and len(surface_terms) <= 1
             and all(_common(engine, w) for w in m.surface.split() if w not in STOPWORDS)
+            and not _written_as_acronym(m.surface, question)
         )
         score = m.score * (0.6 if weak else 1.0) * (0.9 if m.how == "fuzzy" else 1.0)
         if engine.catalog.is_a(m.iri, SG.LayerModel):
@@ -259,6 +260,16 @@ def _named_in_part(engine: Engine, parsed: Question) -> list[Candidate]:
         return []
     named = sorted(shortest, key=lambda iri: (shortest[iri], iri))
     return [Candidate(iri, STRONG_LINK, NAME_PART) for iri in named]
+
+
+def _written_as_acronym(surface: str, question: str) -> bool:
+    """Whether the question writes a name in capitals ("IB", "DR"): an acronym, however common
+    the word it spells in lower case ("ib", "dr") is in the model's vocabulary."""
+    letters = re.sub(r"[^a-z]", "", surface)
+    return (
+        len(letters) >= 2
+        and re.search(rf"(?<![\w-]){re.escape(surface.upper())}(?![\w-])", question) is not None
+    )
 
 
 def _common(engine: Engine, word: str) -> bool:

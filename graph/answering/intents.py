@@ -80,7 +80,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DIAGNOSE,
         re.compile(
-            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b",
+            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
+            r"|\b(tool|tools|utility|way)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|inspect|see|find)\b",
             _I,
         ),
     ),
@@ -90,6 +91,12 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"^\s*why\b|\bwhat is the reason\b|\bwhat's the reason\b|\breason(ing)? (for|behind)\b|\bwhy (is|are|does|do|not)\b",
             _I,
         ),
+    ),
+    # "who is responsible for CUDA OOM?" asks which layer owns it; "what is L5 responsible
+    # for?" asks what L5 assumes (below).
+    (
+        OWNER,
+        re.compile(r"\bwho(?:'s|\s+is|\s+are)?\s+(?:\w+ly\s+)?(?:responsible|accountable|in charge)\b", _I),
     ),
     (
         ASSUME,
