@@ -77,6 +77,20 @@ def test_list_members_of_layer(engine: Engine) -> None:
         assert name in answer.answer
 
 
+@pytest.mark.parametrize("cls", ["LayerModel", "Workload", "DesignChoice", "Tool", "Metric"])
+def test_listing_a_class_lists_its_members_whatever_its_words_describe(engine: Engine, cls: str) -> None:
+    label = engine.class_label(f"https://w3id.org/stackgraph/ns#{cls}")
+    members = engine.entities_of(cls)
+    for question in (f"list the {label}s", f"what {label}s are there?"):
+        answer = ask(engine, question)
+        assert answer.answer.startswith(f"The graph has {len(members)} {label}s"), (question, answer.answer)
+
+
+def test_the_layers_of_a_model_named_with_the_class_name_are_that_models_layers(engine: Engine) -> None:
+    answer = ask(engine, "list the layers of the nine layer model")
+    assert "L1 Application" in answer.answer and "L9 Accelerator & Memory" in answer.answer
+
+
 def test_layer_code_qualified_by_model(engine: Engine) -> None:
     assert engine.resolve("L5").label == "Communication Libraries"
     assert "Kubernetes" in engine.resolve("L5", model="eight").label

@@ -596,6 +596,8 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
             order = (symptoms.diagnose,)
         elif intent in (intents.WHY, intents.PRACTICE):
             order = (knowledge.why, knowledge.practice)
+        elif intent == intents.LIST and ctx.engine.class_named_in(ctx.question):
+            order = (placement.list_members,)  # "what layer models are there?": a class, no entity
     else:
         primary = COMPOSERS.get(intent) if intent else None
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])

@@ -80,7 +80,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DIAGNOSE,
         re.compile(
-            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
+            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
             r"|\b(tool|tools|utility|way)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|inspect|see|find)\b",
             _I,
         ),

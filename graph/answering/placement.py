@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.context import NAMED_HOW, Context
 from stackgraph.graph.answering.text import (
     agree,
     first_sentences,
@@ -228,6 +228,12 @@ def list_members(ctx: Context) -> Answer | None:
     parts), or of a class the question names ("what workloads are there?")."""
     cls = ctx.engine.class_named_in(ctx.question)
     target = ctx.candidates[0] if ctx.candidates else None
+    if target and cls and target.how not in NAMED_HOW:
+        target = None  # "list the workloads": the class is asked for, not what its words describe
+    if target and cls and cls != str(SG.Layer) and ctx.catalog.is_a(target.iri, cls):
+        # "the layers of the nine layer model": the class's name ("layer model") is part of the
+        # name of the thing asked about, whose members are wanted, not every layer model.
+        cls = None
     # "what is in the control plane?" names the class of the layer it names, in the same words:
     # it asks what is in that layer, not for every control plane.
     if (
