@@ -972,3 +972,13 @@ def test_how_to_tell_the_answer_is_not_what_it_is_about(engine: Engine, manner: 
         told = engine.ask(f"what is {name} {manner}?")
         assert told.answered, told.answer
         assert told.answer.split(".")[0] == plain.answer.split(".")[0]
+
+
+def test_a_report_writing_part_of_several_names_is_offered_their_statements(semantic_engine: Engine) -> None:
+    """Few of the report's words meet any statement, but one of them is part of the names of a
+    few entities (RDMA verbs, RDMA NIC, GPUDirect RDMA): the nearest statements about those are
+    offered, hedged, rather than the report declined."""
+    answer = semantic_engine.ask("Warning: could not find any RDMA devices, falling back to TCP")
+    assert answer.answered, answer.answer
+    assert answer.answer.startswith("The closest the graph knows:")
+    assert "RDMA verbs" in answer.answer or "RDMA NIC" in answer.answer

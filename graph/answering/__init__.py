@@ -12,7 +12,6 @@ The pipeline, in order:
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from stackgraph.graph.answering.context import (
     STRONG_LINK,
     Candidate,
     Context,
+    names_holding,
 )
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question
@@ -228,17 +228,11 @@ def link(engine: Engine, parsed: Question) -> list[Candidate]:
     return sorted(found.values(), key=lambda c: (-c.score, c.iri))
 
 
-#: Most names a word may be part of for a definition question to be answered by them: a word
-#: in more names ("NVIDIA") is a vendor or a theme, not one thing the question asks about.
-NAME_PART_MAX = 8
-
-
 def _named_in_part(engine: Engine, parsed: Question) -> list[Candidate]:
     """The entities whose names hold the one word a definition question asks about, when that
     word is no ordinary English and no entity's whole name: "what's RDMA?" asks about what RDMA
     verbs, RDMA NIC and GPUDirect RDMA share, and L6 Transport (whose names say RDMA) places it.
-    Shortest names first: they say least besides the word. None for "what is an index?", whose
-    word is ordinary English and not one thing."""
+    None for "what is an index?", whose word is ordinary English and not one thing."""
     asked = set(parsed.terms)
     if len(asked) != 1:
         return []
@@ -246,20 +240,7 @@ def _named_in_part(engine: Engine, parsed: Question) -> list[Candidate]:
     written = [w for w in parsed.normalized.split() if terms(w) == [term]]
     if not written or any(_common(engine, w) for w in written):
         return []
-    lexical, catalog = engine.lexical, engine.catalog
-    # Each entity by its shortest name that holds the word (weighed by rarity): the less else it
-    # says, the nearer it is to what the word means alone.
-    shortest: dict[str, float] = {}
-    for iri in lexical.postings.get(term, ()):
-        record = catalog.get(iri)
-        names = [terms(n) for n in catalog.all_labels(record)] if record else []
-        weights = [math.fsum(lexical.weight(t) for t in set(n)) for n in names if term in n]
-        if weights:
-            shortest[iri] = min(weights)
-    if len(shortest) > NAME_PART_MAX:
-        return []
-    named = sorted(shortest, key=lambda iri: (shortest[iri], iri))
-    return [Candidate(iri, STRONG_LINK, NAME_PART) for iri in named]
+    return [Candidate(iri, STRONG_LINK, NAME_PART) for iri in names_holding(engine, term)]
 
 
 def _written_as_acronym(surface: str, question: str) -> bool:

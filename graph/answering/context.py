@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
 from stackgraph.graph.answering.text import one_line
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer, Fact
 from stackgraph.graph.store import SG
 
@@ -193,3 +195,26 @@ def _named_in(text: str, facts: list[Fact]) -> list[Fact]:
     """The facts whose subject or object the text names."""
     low = text.lower()
     return [f for f in facts if f.subject_label.lower() in low or f.object_label.lower() in low]
+
+
+#: Most names a word may be part of to stand for them: a word in more names ("NVIDIA") is a vendor
+#: or a theme, not one thing a question asks about.
+NAME_PART_MAX = 8
+
+
+def names_holding(engine: Engine, term: str) -> list[str]:
+    """The entities whose names hold a word (by its stem), shortest name first, or none when more
+    than ``NAME_PART_MAX`` do. Each entity counts by its shortest name holding the word, weighed
+    by rarity: the less else it says, the nearer it is to what the word means alone ("RDMA" is
+    nearer RDMA NIC than GPU to RDMA NIC over PCIe / GPUDirect)."""
+    lexical, catalog = engine.lexical, engine.catalog
+    shortest: dict[str, float] = {}
+    for iri in lexical.postings.get(term, ()):
+        record = catalog.get(iri)
+        names = [terms(n) for n in catalog.all_labels(record)] if record else []
+        weights = [math.fsum(lexical.weight(t) for t in set(n)) for n in names if term in n]
+        if weights:
+            shortest[iri] = min(weights)
+    if len(shortest) > NAME_PART_MAX:
+        return []
+    return sorted(shortest, key=lambda iri: (shortest[iri], iri))

@@ -24,6 +24,7 @@ from stackgraph.graph.answering.context import (
     STRONG_LINK,
     Context,
     inferred_note,
+    names_holding,
     said_facts,
 )
 from stackgraph.graph.answering.evidence import Evidence
@@ -174,6 +175,31 @@ def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MAR
     return found[0]
 
 
+#: How many of the best passages are looked at for a subject whose name the question writes part of.
+NAME_PART_HITS = 3
+
+
+def _names_in_part(ctx: Context, hits: list[Hit]) -> bool:
+    """Whether the question writes a word that is part of the name of one of the best passages'
+    subjects, no ordinary English, no name of its own and in few names ("RDMA" of RDMA verbs):
+    "could not find any RDMA devices, falling back to TCP" is about the RDMA family however few
+    of its words a statement shares, so its nearest statements are offered, hedged, not none."""
+    # A word that names an entity whole ("vllm") is a name, not a part of others' names.
+    named = {t for m in ctx.parsed.mentions for t in terms(m.surface)}
+    written = {
+        w
+        for w in ctx.parsed.normalized.split()
+        if w not in ctx.engine.common_words and not set(terms(w)) & named
+    }
+    for hit in hits:
+        for term in shared_words(ctx, hit):
+            if any(terms(w) == [term] for w in written) and hit.passage.subject in names_holding(
+                ctx.engine, term
+            ):
+                return True
+    return False
+
+
 def shared_words(ctx: Context, hit: Hit) -> set[str]:
     """The question's terms the passage holds, its subject's names included."""
     return ctx.engine.passages.shared_terms(ctx.parsed.terms, hit.passage)
@@ -204,7 +230,11 @@ def from_passages(
             # Without the model, coverage counts only the graph's words: ordinary words it never
             # uses ("how do I learn to paint?") say the question is about something else.
             return None
-    if hits[0].score < ASSERT_SCORE and len(shared_words(ctx, hits[0])) < HEDGE_WORDS:
+    if (
+        hits[0].score < ASSERT_SCORE
+        and len(shared_words(ctx, hits[0])) < HEDGE_WORDS
+        and not _names_in_part(ctx, hits[:NAME_PART_HITS])
+    ):
         ctx.passages_guess = True
         return None
     chosen = choose(ctx, hits)
