@@ -223,12 +223,23 @@ def layer_members(ctx: Context, layer: str) -> list[str]:
     return list(dict.fromkeys(ordered))
 
 
+def _names_it(ctx: Context, iri: str, cls: str) -> bool:
+    """Whether the question's words beside the class's name are words of the entity's names:
+    "which workloads does the stack matrix list?" names the stack matrix (its name's words are
+    stopwords to the linker), "list the workloads" names nothing besides the class."""
+    label = terms(ctx.engine.class_label(cls))
+    rest = {t for t in ctx.parsed.terms if t not in label and t not in terms("list")}
+    rec = ctx.catalog.get(iri)
+    names = {t for n in ctx.catalog.all_labels(rec) for t in terms(n)} if rec else set()
+    return bool(rest & names)
+
+
 def list_members(ctx: Context) -> Answer | None:
     """Members of a layer, of a category (skos:broader), of an entity (its parameters, its
     parts), or of a class the question names ("what workloads are there?")."""
     cls = ctx.engine.class_named_in(ctx.question)
     target = ctx.candidates[0] if ctx.candidates else None
-    if target and cls and target.how not in NAMED_HOW:
+    if target and cls and target.how not in NAMED_HOW and not _names_it(ctx, target.iri, cls):
         target = None  # "list the workloads": the class is asked for, not what its words describe
     if target and cls and cls != str(SG.Layer) and ctx.catalog.is_a(target.iri, cls):
         # "the layers of the nine layer model": the class's name ("layer model") is part of the
