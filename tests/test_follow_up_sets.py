@@ -8,6 +8,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   engine: 60 follow-ups on the first turn's subject, 45 everyday and 45 technical off-topic ones.
   Four of its failures were fixed by mechanisms after it was first scored (see the closing note
   of issue 11), so the bar guards those fixes rather than measuring the engine blind.
+- ``follow_ups_blind6.jsonl``: 36 more written the same way (six off-topic second turns), scored
+  blind at 27/36 when it arrived.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ EVAL = Path(__file__).parent / "eval"
 SCORER = Path(__file__).resolve().parents[2] / "shared" / "eval" / "score.py"
 
 #: Least share of conversations whose last answer passes, per set.
-BARS = {"follow_ups.jsonl": 0.97, "follow_ups_blind.jsonl": 0.90}
+BARS = {"follow_ups.jsonl": 0.97, "follow_ups_blind.jsonl": 0.90, "follow_ups_blind6.jsonl": 0.72}
 
 
 def _judge():
