@@ -982,3 +982,27 @@ def test_a_report_writing_part_of_several_names_is_offered_their_statements(sema
     assert answer.answered, answer.answer
     assert answer.answer.startswith("The closest the graph knows:")
     assert "RDMA verbs" in answer.answer or "RDMA NIC" in answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "back"),
+    [
+        ("which one would I use to span across nodes?", True),
+        ("and that one?", True),
+        ("which ones support RDMA?", True),
+        ("one GPU per pod, is that enough?", True),  # "that"
+        ("one GPU per pod is enough", False),
+    ],
+)
+def test_a_choice_among_what_was_said_points_back(engine: Engine, question: str, back: bool) -> None:
+    assert Question.parse(engine, question).points_back is back
+
+
+def test_which_one_after_a_comparison_answers_with_one_of_the_two(semantic_engine: Engine) -> None:
+    conversation = Conversation()
+    semantic_engine.ask(
+        "tensor_parallel_size vs pipeline_parallel_size, what's the difference?", conversation
+    )
+    answer = semantic_engine.ask("which one would I use to span across nodes?", conversation)
+    assert answer.answered and answer.context, answer.answer
+    assert "pipeline_parallel_size" in answer.answer.split(".")[0] + answer.answer.split(".")[1]

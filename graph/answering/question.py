@@ -139,6 +139,8 @@ class Question:
         """Whether it says "it", "that", "those" ...: words that point back at something said
         before ("how do I check it?")."""
         words = self.normalized.split()
+        if _CHOOSES_AMONG.search(self.normalized):
+            return True  # "which one would I use?": one of the things just named
         return any(w in _REFERS_BACK and not _anticipatory(words, i) for i, w in enumerate(words))
 
     def only_foreign(self, engine: Engine) -> bool:
@@ -205,6 +207,8 @@ class Question:
 _TO_DO = "to"
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some", _TO_DO})
 #: Words that point back at the conversation's subject ("can it run on a desktop?").
+#: A choice among what was said before: "which one", "which of them", "that one", "the other one".
+_CHOOSES_AMONG = re.compile(r"\b(?:which|that|the other|either|neither)\s+(?:one|ones|of the two)\b")
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
 #: Words after "is it" that make the "it" stand for what follows, not for anything said before:
 #: "is it worth refinancing my mortgage?", "is it possible to ...", "is it normal that ...".
