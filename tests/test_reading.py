@@ -1006,3 +1006,21 @@ def test_which_one_after_a_comparison_answers_with_one_of_the_two(semantic_engin
     answer = semantic_engine.ask("which one would I use to span across nodes?", conversation)
     assert answer.answered and answer.context, answer.answer
     assert "pipeline_parallel_size" in answer.answer.split(".")[0] + answer.answer.split(".")[1]
+
+
+def test_went_and_got_say_nothing_of_what_a_report_is_about() -> None:
+    """ "step time got WORSE" matched "Answers got worse" (a RAG symptom) by "got" as much as by
+    "worse"; they are the past of "go" and "get", already stopwords."""
+    assert terms("we went from 8 to 16 nodes and step time got worse") == [
+        "16",
+        "node",
+        "step",
+        "time",
+        "wors",
+    ]
+
+
+def test_a_report_of_worse_step_time_meets_slowness(semantic_engine: Engine) -> None:
+    answer = semantic_engine.ask("we went from 8 to 16 nodes on the training job and step time got WORSE")
+    assert answer.answered
+    assert "Answers got worse" not in answer.answer.split(".")[0], answer.answer
