@@ -682,9 +682,14 @@ class Linker:
             if not group:
                 continue
             scorer, scale = (OSA.normalized_similarity, 1.0) if single else (fuzz.ratio, 100.0)
-            scores = process.cdist(
-                [candidates[i][2] for i in indexes], group, scorer=scorer, dtype=np.float64
-            )
+            forms = [candidates[i][2] for i in indexes]
+            scores = process.cdist(forms, group, scorer=scorer, dtype=np.float64)
+            if not single:
+                # One slip of the keys in a run of words is a slip however short the run: "kv
+                # cahce" is 87.5% alike to "kv cache" by ratio (a swap counts twice there), one
+                # transposition by OSA.
+                slips = process.cdist(forms, group, scorer=OSA.distance, dtype=np.int32) == 1
+                scores = np.where(slips, np.maximum(scores, FUZZY_MIN), scores)
             for row, i in zip(scores, indexes, strict=True):
                 form = candidates[i][2]
                 best = float(row.max())

@@ -145,6 +145,7 @@ def test_where_asks_for_a_layer_only_as_a_question_word(question: str, asks: boo
         ("who's responsible for CUDA OOM, the app or the platform?", "owner_of_symptom"),
         ("any tool to test IB bandwidth?", "diagnose"),
         ("whats the diff between nvlink and nvswitch", "compare"),
+        ("where dose nvlink fit", "where_fits"),  # a slip in the asking word
     ],
 )
 def test_chatter_before_the_asking_words_keeps_the_intent(engine: Engine, question: str, intent: str) -> None:

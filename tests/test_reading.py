@@ -1024,3 +1024,10 @@ def test_a_report_of_worse_step_time_meets_slowness(semantic_engine: Engine) -> 
     answer = semantic_engine.ask("we went from 8 to 16 nodes on the training job and step time got WORSE")
     assert answer.answered
     assert "Answers got worse" not in answer.answer.split(".")[0], answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "name"), [("what is a kv cahce", "KV cache"), ("what is gang shceduling", "gang scheduling")]
+)
+def test_one_swapped_pair_in_a_run_of_words_still_names_it(engine: Engine, text: str, name: str) -> None:
+    assert name in _names(engine, text)

@@ -169,7 +169,26 @@ def without_cues(question: str, intent: str | None) -> str:
     return question
 
 
+#: Slips of the keys in the words a question asks with ("where dose NVLink fit?", "waht is"):
+#: read as the word meant, so the intent is the one meant. Only asking words, where the slip
+#: cannot be a word of the subject ("dose" after "where" is "does").
+_ASKING_SLIPS = {
+    "dose": "does",
+    "deos": "does",
+    "waht": "what",
+    "whta": "what",
+    "wich": "which",
+    "hwo": "how",
+}
+_SLIP = re.compile(r"\b(" + "|".join(_ASKING_SLIPS) + r")\b", _I)
+
+
+def _unslipped(question: str) -> str:
+    return _SLIP.sub(lambda m: _ASKING_SLIPS[m.group(1).lower()], question)
+
+
 def detect(question: str) -> IntentGuess:
+    question = _unslipped(question)
     for intent, pattern in CUES:
         if pattern.search(question):
             return IntentGuess(intent, 1.0)
