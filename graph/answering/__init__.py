@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from stackgraph.graph.answering import compete, intents, knowledge, placement, reports, symptoms
+from stackgraph.graph.answering import compete, intents, knowledge, placement, relations, reports, symptoms
 from stackgraph.graph.answering.context import (
     DESCRIBED_COVERAGE,
     NAME_PART,
@@ -582,6 +582,10 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
     else:
         primary = COMPOSERS.get(intent) if intent else None
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
+        # "what does the GPU Operator deploy?": the edges of the relation its verb names answer
+        # it before any answerer of the intent its opening words suggest ("what does X ..." reads
+        # as a definition).
+        order = (relations.answer, *order)
     for composer in order:
         ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)

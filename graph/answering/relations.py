@@ -1,0 +1,109 @@
+"""Answers to a question that asks what stands in one relation to a named thing: "what does the
+GPU Operator deploy?", "what implements gang scheduling?", "what mitigates partial placement?".
+
+The graph holds these as edges (``sg:deploys``, ``sg:implements``, ...); the definition of the
+named thing mentions some of them in passing and the passages only by luck of wording, so the
+question is answered from the edges themselves, in the direction the question asks: the verb
+after the name asks what the thing does to others ("what does Volcano implement?"), the verb
+before it asks what does it to the thing ("what implements gang scheduling?"), and a passive
+("is gang scheduling implemented by ...") asks the latter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stackgraph.graph.answering import intents
+from stackgraph.graph.answering.context import NAMED_HOW, Context
+from stackgraph.graph.answering.text import first_sentences, join, sentence
+from stackgraph.graph.model import Answer
+from stackgraph.graph.store import SG
+
+#: The relations a question asks by their verb: the verb's forms, and the verb after a singular
+#: and after a plural subject. Only relations named by a verb: "what does X stress?" has its own
+#: answerer (workload stress). Forms, not stems: "useful" stems to "use".
+VERBS: dict[str, tuple[frozenset[str], str, str]] = {
+    str(SG.deploys): (frozenset({"deploy", "deploys", "deployed"}), "deploys", "deploy"),
+    str(SG.implements): (frozenset({"implement", "implements", "implemented"}), "implements", "implement"),
+    str(SG.uses): (frozenset({"use", "uses", "used"}), "uses", "use"),
+    str(SG.mitigates): (frozenset({"mitigate", "mitigates", "mitigated"}), "mitigates", "mitigate"),
+    str(SG.feeds): (frozenset({"feed", "feeds", "fed"}), "feeds", "feed"),
+    str(SG.attaches): (frozenset({"attach", "attaches", "attached"}), "attaches", "attach"),
+    str(SG.runsOn): (frozenset({"run", "runs"}), "runs on", "run on"),
+    str(SG.pairsWith): (frozenset({"pair", "pairs", "paired"}), "pairs with", "pair with"),
+}
+#: Words before a verb that make it no question about the relation: "need to use RoCE", "do I
+#: use", "we deploy" say what someone does, not what stands in the relation.
+_NOT_ASKING = frozenset({"to", "i", "we", "you", "they"})
+#: Most words of a question asking a relation; longer ones report rather than ask.
+ASKING_WORDS = 12
+#: How a question asking a relation opens ("what does X deploy?", "which tools use X?").
+_OPENERS = frozenset({"what", "which", "who", "does", "do", "is", "are", "whats"})
+#: Targets spelled out, each with the first sentence of its definition, up to this many.
+DEFINED = 3
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The relation a question asks: of ``subject``, by ``predicate``, outgoing or incoming."""
+
+    subject: str
+    predicate: str
+    outgoing: bool
+
+
+def asked(ctx: Context) -> Asked | None:
+    """The relation the question asks of the first thing it names that has edges of it in the
+    direction asked, if its verb names one of ``VERBS``."""
+    words = ctx.parsed.normalized.split()
+    if len(words) > ASKING_WORDS or not words or words[0] not in _OPENERS:
+        return None  # a report ("we use NCCL over RoCE and it hangs") says, it does not ask
+    named = [
+        m for m in ctx.parsed.mentions if any(c.iri == m.iri and c.how in NAMED_HOW for c in ctx.candidates)
+    ]
+    for i, word in enumerate(words):
+        if i > 0 and words[i - 1] in _NOT_ASKING:
+            continue
+        for predicate, (forms, _, _) in VERBS.items():
+            if word not in forms:
+                continue
+            passive = i + 1 < len(words) and words[i + 1] == "by"
+            for mention in named:
+                if mention.start <= i < mention.end:
+                    continue
+                outgoing = (i >= mention.end) != passive
+                facts = ctx.facts(mention.iri)
+                if facts.iris(predicate) if outgoing else facts.incoming(predicate):
+                    return Asked(mention.iri, predicate, outgoing)
+    return None
+
+
+def answer(ctx: Context) -> Answer | None:
+    """The named thing's edges of the relation asked, said as a sentence, with what each thing at
+    the other end is."""
+    found = asked(ctx)
+    if found is None:
+        return None
+    subject, predicate = found.subject, found.predicate
+    facts = ctx.facts(subject)
+    others = facts.iris(predicate) if found.outgoing else facts.incoming(predicate)
+    ctx.evidence.entity(subject)
+    for other in others:
+        ctx.evidence.entity(other)
+        if found.outgoing:
+            ctx.evidence.fact(subject, predicate, other)
+        else:
+            ctx.evidence.fact(other, predicate, subject)
+    label = ctx.catalog.label(subject)
+    names = join([ctx.catalog.label(o) for o in others])
+    _, singular, plural = VERBS[predicate]
+    if found.outgoing:
+        parts = [sentence(f"{label} {singular} {names}")]
+    else:
+        parts = [sentence(f"{names} {singular if len(others) == 1 else plural} {label}")]
+    for other in others[:DEFINED]:
+        record = ctx.catalog.get(other)
+        if record and record.definition:
+            ctx.evidence.fact(other, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
+            parts.append(f"{ctx.catalog.label(other)}: {sentence(first_sentences(record.definition, 220))}")
+    return ctx.answer(" ".join(parts), intents.PATH, 0.8)

@@ -1,0 +1,75 @@
+"""Questions asking what stands in one relation to a named thing (issue 11): "what does the GPU
+Operator deploy?", "what implements gang scheduling?". Built from the graph's own edges: every
+subject of each verb relation is asked both ways, by its label."""
+
+from __future__ import annotations
+
+import pytest
+
+from stackgraph.graph.answering.relations import VERBS
+from stackgraph.graph.engine import Engine
+
+PREFIX = "PREFIX sg: <https://w3id.org/stackgraph/ns#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+
+
+def _edges(engine: Engine, predicate: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for row in engine.graph.query(PREFIX + f"SELECT ?s ?o WHERE {{ ?s <{predicate}> ?o }}"):
+        found.setdefault(str(row.s), set()).add(str(row.o))
+    return found
+
+
+def _linked_whole(engine: Engine, iri: str) -> bool:
+    """Whether the entity's label, asked as a question, links to the entity itself."""
+    label = engine.catalog.label(iri)
+    short = len(label.split()) <= 4  # a sentence-long label makes a report, not a question
+    return short and any(m.iri == iri for m in engine.linker.mentions(f"what is {label}?"))
+
+
+@pytest.mark.parametrize("predicate", [str(p) for p in VERBS if "runsOn" not in p])
+def test_what_a_thing_does_by_a_verb_is_its_edges(engine: Engine, predicate: str) -> None:
+    forms, singular, _ = VERBS[predicate]
+    base = min(forms, key=len)
+    asked = 0
+    for subject, objects in sorted(_edges(engine, predicate).items()):
+        if not _linked_whole(engine, subject):
+            continue
+        label = engine.catalog.label(subject)
+        answer = engine.ask(f"what does {label} {base}?")
+        assert answer.answered, answer.answer
+        assert answer.answer.startswith(f"{label} {singular} "), answer.answer
+        stated = {f.object for f in answer.facts if f.subject == subject and f.predicate == predicate}
+        assert stated == objects, answer.answer
+        assert all(f.basis and f.sources for f in answer.facts)
+        asked += 1
+    assert asked, f"no subject of {predicate} is asked by its label"
+
+
+def test_what_does_it_to_a_thing_is_read_from_the_other_end(engine: Engine) -> None:
+    implemented = {}
+    for subject, objects in _edges(engine, "https://w3id.org/stackgraph/ns#implements").items():
+        for obj in objects:
+            implemented.setdefault(obj, set()).add(subject)
+    asked = 0
+    for obj, subjects in sorted(implemented.items()):
+        if not _linked_whole(engine, obj):
+            continue
+        answer = engine.ask(f"what implements {engine.catalog.label(obj)}?")
+        assert answer.answered, answer.answer
+        first = answer.answer.split(". ")[0]
+        assert all(engine.catalog.label(s) in first for s in subjects), answer.answer
+        asked += 1
+    assert asked >= 3
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "we use NCCL over RoCE and the job hangs after a few steps",  # a report, not a question
+        "what do I need to use RoCE?",  # what the asker needs, not what uses RoCE
+        "what's the single most useful practice with terraform",  # "useful" is no "use"
+    ],
+)
+def test_a_verb_in_passing_asks_no_relation(engine: Engine, question: str) -> None:
+    answer = engine.ask(question)
+    assert answer.intent != "related", answer.answer
