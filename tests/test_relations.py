@@ -73,3 +73,24 @@ def test_what_does_it_to_a_thing_is_read_from_the_other_end(engine: Engine) -> N
 def test_a_verb_in_passing_asks_no_relation(engine: Engine, question: str) -> None:
     answer = engine.ask(question)
     assert answer.intent != "related", answer.answer
+
+
+def test_a_follow_up_asks_the_relation_of_the_conversations_subject(semantic_engine: Engine) -> None:
+    from stackgraph.graph.conversation import Conversation
+
+    conversation = Conversation()
+    semantic_engine.ask("what is Volcano?", conversation)
+    answer = semantic_engine.ask("does it run on kubernetes?", conversation)
+    assert answer.answer.startswith("Volcano runs on Kubernetes."), answer.answer
+
+
+def test_a_layer_model_named_alone_in_a_follow_up_qualifies_the_last_question(
+    semantic_engine: Engine,
+) -> None:
+    from stackgraph.graph.conversation import Conversation
+
+    conversation = Conversation()
+    semantic_engine.ask("which layer owns CUDA OOM?", conversation)
+    answer = semantic_engine.ask("and in the eight-layer map?", conversation)
+    assert answer.answer.startswith("CUDA Out of Memory (OOM) is owned by"), answer.answer
+    assert answer.answer.index("eight-layer operational map") < answer.answer.index("nine-layer model")

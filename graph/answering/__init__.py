@@ -599,7 +599,15 @@ def _follow_up(
 ) -> tuple[list[Candidate], bool]:
     """Resolve "it", "that layer", "what else is in that layer" against earlier turns."""
     text, intent = parsed.text, parsed.intent.intent
-    named = [c for c in candidates if c.how in ("exact", "code", "fuzzy")]
+    # A layer model named alone qualifies the question ("and in the eight-layer map?"): it asks
+    # the last question again of the same subject, in that model, unless that subject was a model.
+    qualifies = conversation.focus is not None and not engine.catalog.is_a(conversation.focus, SG.LayerModel)
+    named = [
+        c
+        for c in candidates
+        if c.how in ("exact", "code", "fuzzy")
+        and not (qualifies and engine.catalog.is_a(c.iri, SG.LayerModel))
+    ]
     # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
     # "what is a flurbo?" names something unknown: it stands alone (and is declined).
     # "what is the best pizza in Naples?" is in ordinary words too, but words the graph never uses

@@ -39,6 +39,8 @@ _NOT_ASKING = frozenset({"to", "i", "we", "you", "they"})
 ASKING_WORDS = 12
 #: How a question asking a relation opens ("what does X deploy?", "which tools use X?").
 _OPENERS = frozenset({"what", "which", "who", "does", "do", "is", "are", "whats"})
+#: Words standing for the conversation's subject in a follow-up.
+_POINTERS = frozenset({"it", "its", "this", "that", "they", "them"})
 #: Targets spelled out, each with the first sentence of its definition, up to this many.
 DEFINED = 3
 
@@ -50,6 +52,9 @@ class Asked:
     subject: str
     predicate: str
     outgoing: bool
+    #: The other things the question names: when some stand at the other end, the question asks
+    #: about those edges only ("does Volcano run on Kubernetes?").
+    also_named: frozenset[str] = frozenset()
 
 
 def asked(ctx: Context) -> Asked | None:
@@ -59,8 +64,15 @@ def asked(ctx: Context) -> Asked | None:
     if len(words) > ASKING_WORDS or not words or words[0] not in _OPENERS:
         return None  # a report ("we use NCCL over RoCE and it hangs") says, it does not ask
     named = [
-        m for m in ctx.parsed.mentions if any(c.iri == m.iri and c.how in NAMED_HOW for c in ctx.candidates)
+        (m.iri, m.start, m.end)
+        for m in ctx.parsed.mentions
+        if any(c.iri == m.iri and c.how in NAMED_HOW for c in ctx.candidates)
     ]
+    if ctx.from_conversation and ctx.candidates:
+        # "does it run on Kubernetes?" after "what is Volcano?": "it" stands where Volcano would.
+        at = next((i for i, w in enumerate(words) if w in _POINTERS), None)
+        if at is not None:
+            named.append((ctx.candidates[0].iri, at, at + 1))  # after what the question names itself
     for i, word in enumerate(words):
         if i > 0 and words[i - 1] in _NOT_ASKING:
             continue
@@ -68,13 +80,14 @@ def asked(ctx: Context) -> Asked | None:
             if word not in forms:
                 continue
             passive = i + 1 < len(words) and words[i + 1] == "by"
-            for mention in named:
-                if mention.start <= i < mention.end:
+            for iri, start, end in named:
+                if start <= i < end:
                     continue
-                outgoing = (i >= mention.end) != passive
-                facts = ctx.facts(mention.iri)
+                outgoing = (i >= end) != passive
+                facts = ctx.facts(iri)
                 if facts.iris(predicate) if outgoing else facts.incoming(predicate):
-                    return Asked(mention.iri, predicate, outgoing)
+                    others = frozenset(n[0] for n in named if n[0] != iri)
+                    return Asked(iri, predicate, outgoing, others)
     return None
 
 
@@ -87,6 +100,7 @@ def answer(ctx: Context) -> Answer | None:
     subject, predicate = found.subject, found.predicate
     facts = ctx.facts(subject)
     others = facts.iris(predicate) if found.outgoing else facts.incoming(predicate)
+    others = [o for o in others if o in found.also_named] or others
     ctx.evidence.entity(subject)
     for other in others:
         ctx.evidence.entity(other)
