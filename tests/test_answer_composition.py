@@ -377,3 +377,34 @@ def test_where_a_tuned_thing_fits_says_the_settings_that_apply_to_it(engine: Eng
         applied = {(f.subject, f.object) for f in answer.facts if f.predicate.endswith("appliesTo")}
         assert applied >= {(s, iri) for s in settings}
         assert all(f.basis and f.sources for f in answer.facts)
+
+
+def test_a_cause_in_the_layer_of_what_a_report_names_comes_first(engine: Engine) -> None:
+    """Every cause of a symptom is tried with a named technology placed in its owner layer: that
+    cause ranks first among the symptom's causes, whatever its sentences share with the report."""
+    from stackgraph.graph.answering import link
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.symptoms import _by_match
+    from stackgraph.graph.store import SG
+
+    symptom = "https://w3id.org/stackgraph/id/sym-throughput-dropped"
+    causes = fetch(engine, symptom).iris(SG.likelyCause)
+    tried = 0
+    for cause in causes:
+        owners = set(fetch(engine, cause).iris(SG.ownedBy))
+        others = [c for c in causes if c != cause and owners & set(fetch(engine, c).iris(SG.ownedBy))]
+        placed = [
+            iri
+            for iri in engine.entities_of("Technology")
+            if owners & set(fetch(engine, iri).iris(SG.fitsIn))
+            and len(engine.catalog.label(iri).split()) == 1
+        ]
+        if others or not placed:
+            continue  # the layer does not tell this cause from another
+        name = engine.catalog.label(sorted(placed)[0])
+        question = f"GPUs idle on our {name} nodes"
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, None, 0.0, link(engine, parsed), None, parsed=parsed)
+        assert _by_match(ctx, causes)[0][0] == cause, (question, cause)
+        tried += 1
+    assert tried >= 2

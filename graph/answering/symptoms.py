@@ -45,6 +45,8 @@ _NEGATION = {
 CAUSE_DESCRIBED = 0.55
 #: Passages ranked to tell which likely cause the question describes.
 CAUSE_POOL = 30
+#: What a cause owned by the layer of something the question names gains over its passage score.
+LAYER_AFFINITY = 0.1
 
 
 def problem_candidates(ctx: Context) -> list[Candidate]:
@@ -245,7 +247,27 @@ def _by_match(ctx: Context, causes: list[str]) -> list[tuple[str, float]]:
     the rest pending")."""
     unique = list(dict.fromkeys(causes))
     best = _passage_scores(ctx, set(unique))
+    near = _named_layers(ctx)
+    if near:
+        # A cause owned by a layer where something the report names sits is the likelier one:
+        # "checkpoint saving is slow on our Lustre, GPUs idle" is storage throughput (Lustre is
+        # L1 compute and storage), not scheduling, however alike their sentences read.
+        for cause in unique:
+            facts = ctx.facts(cause)
+            if near & set(facts.iris(SG.ownedBy) + facts.iris(SG.leadsTo)):
+                best[cause] = best.get(cause, 0.0) + LAYER_AFFINITY
     return sorted(((c, best.get(c, 0.0)) for c in unique), key=lambda pair: -pair[1])
+
+
+def _named_layers(ctx: Context) -> set[str]:
+    """The layers where the things the question names sit, problems and layers themselves aside."""
+    problems = ctx.engine.problems
+    layers: set[str] = set()
+    for cand in ctx.candidates:
+        if cand.how not in NAMED_HOW or cand.iri in problems or ctx.catalog.is_a(cand.iri, SG.Layer):
+            continue
+        layers.update(ctx.facts(cand.iri).iris(SG.fitsIn))
+    return layers
 
 
 def _passage_scores(ctx: Context, subjects: set[str]) -> dict[str, float]:
