@@ -298,3 +298,22 @@ def test_a_name_written_in_capitals_is_an_acronym_not_a_common_word(engine: Engi
     assert shouted and shouted[0].iri.endswith("/infiniband") and shouted[0].score >= 0.8
     quiet = link(engine, Question.parse(engine, "any tool to test ib bandwidth?"))
     assert not quiet or quiet[0].score < 0.8
+
+
+def test_a_long_report_asking_where_to_look_is_told_the_likely_cause_too(engine: Engine) -> None:
+    """A report of a named symptom at length ("... where do I look?") is answered as a report (its
+    owner, likely cause and where to look), not with the checks alone, which leave the 2am reader
+    with commands but no idea what they look for; a short "how do I check X?" keeps its checks."""
+    from stackgraph.graph.answering import _refine_intent, link
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    def refined(question: str) -> str | None:
+        parsed = Question.parse(engine, question)
+        ctx = Context(engine, question, parsed.intent.intent, 1.0, link(engine, parsed), None, parsed=parsed)
+        assert ctx.candidates and ctx.candidates[0].iri in engine.problems
+        return _refine_intent(ctx, parsed.intent.intent)
+
+    long = "the Pending pods of our big training job never start, the app logs are empty, quota looks fine, where do I look?"
+    assert refined(long) == "owner_of_symptom"
+    assert refined("how do I check a Pending pod?") == "diagnose"

@@ -542,6 +542,16 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
         return intents.OWNER
     if intent == intents.FIT and problems and first == problems[0].iri:
         return intents.OWNER
+    if (
+        intent == intents.DIAGNOSE
+        and problems
+        and first == problems[0].iri
+        and not ctx.catalog.is_a(first, SG.Cause)
+        and len(ctx.parsed.terms) >= REPORT_TERMS
+    ):
+        # "pod in CrashLoopBackOff while it loads a 40GB model ... where do I look?" reports the
+        # problem at length: what it is likely caused by comes with where to look, not instead.
+        return intents.OWNER
     if intent == intents.OWNER and intents.asks_for_layer(ctx.question) and first and not problems:
         return intents.FIT  # "which layer owns Milvus?" asks where a technology sits
     if (
