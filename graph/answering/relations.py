@@ -1,5 +1,5 @@
 """Answers to a question that asks what stands in one relation to a named thing: "what does the
-GPU Operator deploy?", "what implements gang scheduling?", "what mitigates partial placement?".
+GPU Operator deploy?", "what implements gang scheduling?", "what runs on Kubernetes?".
 
 The graph holds these as edges (``sg:deploys``, ``sg:implements``, ...); the definition of the
 named thing mentions some of them in passing and the passages only by luck of wording, so the
