@@ -251,6 +251,9 @@ SEMANTIC_MIN = 0.45
 SEMANTIC_CACHE_K, SEMANTIC_CACHE_SIZE = 30, 256
 #: Fuzzy matches below this score (0-100) are ignored.
 FUZZY_MIN = 88
+#: Ratio below which a run of words cannot be one slip of the keys from a name (a swap in a run of
+#: eight letters is 75% alike).
+SLIP_RATIO = 75
 #: Words up to this long that differ from a name by one changed character are a slip of the keys
 #: only when the key struck is next to the one meant (or doubles a neighbour, "NCLL"): one letter
 #: in four is another word more often than a typo ("nvml" is not NVMe, nor "vcpus" vGPU).
@@ -687,9 +690,13 @@ class Linker:
             if not single:
                 # One slip of the keys in a run of words is a slip however short the run: "kv
                 # cahce" is 87.5% alike to "kv cache" by ratio (a swap counts twice there), one
-                # transposition by OSA.
-                slips = process.cdist(forms, group, scorer=OSA.distance, dtype=np.int32) == 1
-                scores = np.where(slips, np.maximum(scores, FUZZY_MIN), scores)
+                # transposition by OSA. Only runs near the cutoff can be one slip from a name.
+                near = [k for k, row in enumerate(scores) if SLIP_RATIO <= row.max() < FUZZY_MIN]
+                if near:
+                    slips = process.cdist(
+                        [forms[k] for k in near], group, scorer=OSA.distance, dtype=np.int32
+                    )
+                    scores[near] = np.where(slips == 1, np.maximum(scores[near], FUZZY_MIN), scores[near])
             for row, i in zip(scores, indexes, strict=True):
                 form = candidates[i][2]
                 best = float(row.max())
