@@ -37,6 +37,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind8.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 78
 
