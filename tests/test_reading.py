@@ -1031,3 +1031,15 @@ def test_a_report_of_worse_step_time_meets_slowness(semantic_engine: Engine) -> 
 )
 def test_one_swapped_pair_in_a_run_of_words_still_names_it(engine: Engine, text: str, name: str) -> None:
     assert name in _names(engine, text)
+
+
+@pytest.mark.parametrize(
+    ("question", "person"),
+    [
+        ("who does the MIG partitioning on our GPU nodes?", False),  # "does" is the verb: what does it
+        ("who invented the GPU?", True),
+        ("who did the first GPU?", True),  # history, a person
+    ],
+)
+def test_who_does_a_task_asks_for_a_part_of_the_stack(engine: Engine, question: str, person: bool) -> None:
+    assert Question.parse(engine, question).asks_for_person is person

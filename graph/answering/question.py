@@ -314,6 +314,10 @@ _ASKS_FOR_PERSON = re.compile(
 )
 
 
+#: Words that open an object: after "who does" they say "do" is the main verb.
+_ARTICLES = frozenset({"the", "a", "an", "this", "that", "these", "those", "all", "any", "my", "our", "your"})
+
+
 def _asks_for_a_person(engine: Engine, question: str) -> bool:
     """Whether a "who" question asks for a person, whom the graph never holds ("who invented the
     GPU?"), rather than for what plays a role in the stack ("who handles rate limiting?", "who is
@@ -323,6 +327,10 @@ def _asks_for_a_person(engine: Engine, question: str) -> bool:
     if match is None:
         return False
     verb = match.group("verb").lower()
+    if verb in _ARTICLES and re.search(rf"\b(?:does|do)\s+{verb}\b", question, re.IGNORECASE):
+        # "who does the MIG partitioning?": "does" is the verb, asking what does a task now
+        # ("who did the first GPU?" asks about history, and a person).
+        return False
     return verb not in role_verbs() and not set(terms(verb)) & relation_words(engine)
 
 
