@@ -210,6 +210,8 @@ def names_holding(engine: Engine, term: str) -> list[str]:
     lexical, catalog = engine.lexical, engine.catalog
     shortest: dict[str, float] = {}
     for iri in lexical.postings.get(term, ()):
+        if term not in lexical.docs[iri].name_terms:
+            continue  # the word is only in its sentences
         record = catalog.get(iri)
         names = [terms(n) for n in catalog.all_labels(record)] if record else []
         weights = [math.fsum(lexical.weight(t) for t in set(n)) for n in names if term in n]

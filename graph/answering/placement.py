@@ -229,9 +229,8 @@ def _names_it(ctx: Context, iri: str, cls: str) -> bool:
     stopwords to the linker), "list the workloads" names nothing besides the class."""
     label = terms(ctx.engine.class_label(cls))
     rest = {t for t in ctx.parsed.terms if t not in label and t not in terms("list")}
-    rec = ctx.catalog.get(iri)
-    names = {t for n in ctx.catalog.all_labels(rec) for t in terms(n)} if rec else set()
-    return bool(rest & names)
+    doc = ctx.engine.lexical.docs.get(iri)
+    return doc is not None and bool(rest & doc.name_terms)
 
 
 def list_members(ctx: Context) -> Answer | None:

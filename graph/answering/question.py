@@ -206,9 +206,9 @@ class Question:
 #: starter", "(learn) to swim".
 _TO_DO = "to"
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some", _TO_DO})
-#: Words that point back at the conversation's subject ("can it run on a desktop?").
-#: A choice among what was said before: "which one", "which of them", "that one", "the other one".
+#: A choice among what was said before: "which one", "that one", "the other one".
 _CHOOSES_AMONG = re.compile(r"\b(?:which|that|the other|either|neither)\s+(?:one|ones|of the two)\b")
+#: Words that point back at the conversation's subject ("can it run on a desktop?").
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
 #: Words after "is it" that make the "it" stand for what follows, not for anything said before:
 #: "is it worth refinancing my mortgage?", "is it possible to ...", "is it normal that ...".

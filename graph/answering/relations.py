@@ -47,14 +47,13 @@ DEFINED = 3
 
 @dataclass(frozen=True)
 class Asked:
-    """The relation a question asks: of ``subject``, by ``predicate``, outgoing or incoming."""
+    """The relation a question asks: of ``subject``, by ``predicate``, outgoing or incoming, and
+    the things at the other end of the edges asked about."""
 
     subject: str
     predicate: str
     outgoing: bool
-    #: The other things the question names: when some stand at the other end, the question asks
-    #: about those edges only ("does Volcano run on Kubernetes?").
-    also_named: frozenset[str] = frozenset()
+    others: tuple[str, ...]
 
 
 def asked(ctx: Context) -> Asked | None:
@@ -85,9 +84,14 @@ def asked(ctx: Context) -> Asked | None:
                     continue
                 outgoing = (i >= end) != passive
                 facts = ctx.facts(iri)
-                if facts.iris(predicate) if outgoing else facts.incoming(predicate):
-                    others = frozenset(n[0] for n in named if n[0] != iri)
-                    return Asked(iri, predicate, outgoing, others)
+                edges = facts.iris(predicate) if outgoing else facts.incoming(predicate)
+                if edges:
+                    # When some of the other things the question names stand at the other end,
+                    # it asks about those edges only ("does Volcano run on Kubernetes?").
+                    also = {n[0] for n in named if n[0] != iri}
+                    return Asked(
+                        iri, predicate, outgoing, tuple(o for o in edges if o in also) or tuple(edges)
+                    )
     return None
 
 
@@ -97,10 +101,7 @@ def answer(ctx: Context) -> Answer | None:
     found = asked(ctx)
     if found is None:
         return None
-    subject, predicate = found.subject, found.predicate
-    facts = ctx.facts(subject)
-    others = facts.iris(predicate) if found.outgoing else facts.incoming(predicate)
-    others = [o for o in others if o in found.also_named] or others
+    subject, predicate, others = found.subject, found.predicate, found.others
     ctx.evidence.entity(subject)
     for other in others:
         ctx.evidence.entity(other)

@@ -179,7 +179,7 @@ def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MAR
 NAME_PART_HITS = 3
 
 
-def _names_in_part(ctx: Context, hits: list[Hit]) -> bool:
+def _writes_part_of_a_name(ctx: Context, hits: list[Hit]) -> bool:
     """Whether the question writes a word that is part of the name of one of the best passages'
     subjects, no ordinary English, no name of its own and in few names ("RDMA" of RDMA verbs):
     "could not find any RDMA devices, falling back to TCP" is about the RDMA family however few
@@ -233,7 +233,7 @@ def from_passages(
     if (
         hits[0].score < ASSERT_SCORE
         and len(shared_words(ctx, hits[0])) < HEDGE_WORDS
-        and not _names_in_part(ctx, hits[:NAME_PART_HITS])
+        and not _writes_part_of_a_name(ctx, hits[:NAME_PART_HITS])
     ):
         ctx.passages_guess = True
         return None
