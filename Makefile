@@ -34,10 +34,12 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind5.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind6.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind6a.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind9.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind8.jsonl --min 90
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind9.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 78
 
