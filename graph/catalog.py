@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import rdflib
@@ -98,6 +98,8 @@ class Catalog:
         """Read the catalog from ``graph`` (or take ``records`` and ``parents`` read before)."""
         self.graph = graph
         self._closure: dict[str, frozenset[str]] = {}
+        #: EntityRef by IRI (without a score): answers ask for the same few dozen on every question.
+        self._refs: dict[str, EntityRef] = {}
         #: Every source section by IRI, cited "title § section" (see graph.sources); one small query,
         #: read even when the records come from a cache.
         self.sections, self.section_positions = read_sections(graph)
@@ -195,17 +197,20 @@ class Catalog:
 
     def ref(self, iri: str | rdflib.term.Node, score: float | None = None) -> EntityRef:
         """An EntityRef for any IRI; unknown IRIs get their local name as label."""
-        rec = self.records.get(str(iri))
-        if rec is None:
-            return EntityRef(iri=str(iri), label=local_name(str(iri)), type="resource", score=score)
-        return EntityRef(
-            iri=rec.iri,
-            label=rec.label,
-            type=self.most_specific_type(rec),
-            code=rec.code,
-            model=rec.model_label,
-            score=score,
-        )
+        key = str(iri)
+        found = self._refs.get(key)
+        if found is None:
+            rec = self.records.get(key)
+            if rec is None:
+                return EntityRef(iri=key, label=local_name(key), type="resource", score=score)
+            found = self._refs[key] = EntityRef(
+                iri=rec.iri,
+                label=rec.label,
+                type=self.most_specific_type(rec),
+                code=rec.code,
+                model=rec.model_label,
+            )
+        return found if score is None else replace(found, score=score)
 
     def label(self, iri: str | rdflib.term.Node) -> str:
         rec = self.records.get(str(iri))

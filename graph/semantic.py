@@ -56,7 +56,7 @@ class SemanticIndex:
         last = self._last
         if last is not None and last[0] == text:
             return last[1]
-        vector = self.embedder.encode_one(text)
+        vector = self.embedder.encode_query(text)
         self._last = (text, vector)
         return vector
 

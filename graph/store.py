@@ -27,8 +27,22 @@ if TYPE_CHECKING:
 
     from stackgraph.graph.remote import PushManifest
 
-SG = rdflib.Namespace("https://w3id.org/stackgraph/ns#")
-KG = rdflib.Namespace("https://w3id.org/stackgraph/id/")
+
+class _RememberingNamespace(rdflib.Namespace):
+    """rdflib's Namespace, keeping each term it makes as an attribute.
+
+    Why: ``SG.Layer`` and its kind sit on the answering path, hundreds of lookups per question, and
+    rdflib builds and validates a new URIRef on every one (0.15 ms of a 3 ms answer).
+    """
+
+    def __getattr__(self, name: str) -> rdflib.URIRef:
+        term = super().__getattr__(name)
+        self.__dict__[name] = term  # found by ordinary attribute lookup from now on
+        return term
+
+
+SG = _RememberingNamespace("https://w3id.org/stackgraph/ns#")
+KG = _RememberingNamespace("https://w3id.org/stackgraph/id/")
 
 
 def is_builtin_entity(iri: str) -> bool:

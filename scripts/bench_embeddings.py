@@ -60,7 +60,7 @@ COLD_QUERY = """
 import sys, time
 t0 = time.perf_counter()
 from stackgraph.graph.embeddings import Embedder
-vector = Embedder().encode_one("which layer owns the collective library?")
+vector = Embedder().encode_query("which layer owns the collective library?")
 t1 = time.perf_counter()
 print(f"{t1 - t0:.4f}")
 """
@@ -72,7 +72,7 @@ t0 = time.perf_counter()
 from stackgraph.graph.embeddings import Embedder, EmbeddingIndex
 embedder = Embedder()
 index = EmbeddingIndex.load_or_build([], sys.argv[1], embedder, cache_dir=Path(sys.argv[2]))
-hits = index.search(embedder.encode_one("which layer owns the collective library?"), k=5)
+hits = index.search(embedder.encode_query("which layer owns the collective library?"), k=5)
 t1 = time.perf_counter()
 assert len(index) > 0 and hits and "torch" not in sys.modules
 print(f"{t1 - t0:.4f}")
@@ -132,7 +132,7 @@ def main() -> int:
     results: dict[str, object] = {}
 
     embedder = Embedder()
-    embedder.encode_one("warm-up")
+    embedder.encode_query("warm-up")
     results["backend"] = embedder.backend
 
     rng = random.Random(11)  # short questions, like what people type (6-10 words)
@@ -142,7 +142,7 @@ def main() -> int:
     latencies = []
     for query in queries:
         started = time.perf_counter()
-        embedder.encode_one(query)
+        embedder.encode_query(query)
         latencies.append((time.perf_counter() - started) * 1000)
     results["warm_query_ms"] = {
         "p50": float(np.percentile(latencies, 50)),
@@ -159,7 +159,7 @@ def main() -> int:
         started = time.perf_counter()
         EmbeddingIndex.load_or_build([], "bench", embedder, cache_dir=Path(tmp))
         load_s = time.perf_counter() - started
-        query = embedder.encode_one("collective communication")
+        query = embedder.encode_query("collective communication")
         started = time.perf_counter()
         for _ in range(100):
             index.search(query, k=10)

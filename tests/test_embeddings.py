@@ -89,12 +89,14 @@ def test_prepare_exports_once_to_the_cache_and_keeps_stdout_clean(model_cache, c
     assert proc.stdout == ""
     assert "stackgraph: preparing the embedding model once" in proc.stderr
     (onnx,) = root.glob("models/all-MiniLM-L6-v2-*/model.onnx")
+    (int8,) = root.glob("models/all-MiniLM-L6-v2-*/model.int8.onnx")
     assert str(onnx) in proc.stderr
     assert not list(onnx.parent.glob("*.tmp"))  # no half-written exports left over
-    mtime = onnx.stat().st_mtime_ns
+    assert int8.stat().st_size < 0.75 * onnx.stat().st_size  # the MatMul weights really are int8
+    mtimes = [onnx.stat().st_mtime_ns, int8.stat().st_mtime_ns]
 
     assert embeddings.prepare() == onnx  # already there: nothing exported again
-    assert onnx.stat().st_mtime_ns == mtime
+    assert [onnx.stat().st_mtime_ns, int8.stat().st_mtime_ns] == mtimes
     assert "preparing" not in capsys.readouterr().err
 
 
@@ -124,10 +126,25 @@ def test_vectors_match_sentence_transformers(embedder, reference):
 def test_a_text_gets_the_same_vector_alone_or_in_a_padded_batch(embedder):
     batch = embedder.encode(SENTENCES)
     for text, row in zip(SENTENCES, batch, strict=True):
-        assert float(embedder.encode_one(text) @ row) > 0.9999, text
+        assert float(embedder.encode([text])[0] @ row) > 0.9999, text
     assert embedder.encode([]).shape == (0, 384)
     with pytest.raises(TypeError):
         embedder.encode("not a list")
+
+
+def test_a_question_is_encoded_by_the_int8_model_close_to_its_fp32_vector(embedder):
+    full = embedder.encode(SENTENCES)
+    quick = np.stack([embedder.encode_query(text) for text in SENTENCES])
+    np.testing.assert_allclose(np.linalg.norm(quick, axis=1), 1.0, atol=1e-5)
+    cosines = (full * quick).sum(axis=1)
+    assert cosines.min() >= embeddings.MIN_QUERY_COSINE, dict(zip(SENTENCES, cosines.round(4), strict=True))
+    assert cosines.max() < 0.99999  # a different model really ran, not the fp32 one again
+    # What matters downstream: the question still finds the same neighbours among the fp32 texts.
+    index = EmbeddingIndex.build(PAIRS, embedder)
+    for text in ("first token takes ages", "collective communication library", "HTTP 429", "RDMA verbs"):
+        ((quick_top, _),) = index.search(embedder.encode_query(text), k=1)
+        ((full_top, _),) = index.search(embedder.encode([text])[0], k=1)
+        assert quick_top == full_top, text
 
 
 def test_paraphrase_is_closer_than_an_unrelated_error(embedder):
@@ -206,7 +223,7 @@ def test_index_round_trips_through_the_cache_and_rebuilds_for_new_content(tmp_pa
     assert counting.encoded == len(PAIRS)  # nothing encoded on a cache hit
     assert loaded.keys == built.keys and np.array_equal(loaded.vectors, built.vectors)
 
-    hits = loaded.search(embedder.encode_one("first token takes ages"), k=3)
+    hits = loaded.search(embedder.encode_query("first token takes ages"), k=3)
     assert [key for key, _ in hits][0] == "kg:ttft"
     assert len({key for key, _ in hits}) == 3  # kg:ttft has two texts but is reported once
     assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
@@ -264,7 +281,7 @@ def test_a_cold_process_answers_from_the_cached_index_without_torch(tmp_path):
 
         embedder = Embedder()
         index = EmbeddingIndex.load_or_build(untouchable(), "graph-v1", embedder, cache_dir=Path(sys.argv[1]))
-        hits = index.search(embedder.encode_one("first token takes ages"), k=2)
+        hits = index.search(embedder.encode_query("first token takes ages"), k=2)
         heavy = [m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules]
         print(json.dumps({"hits": hits, "backend": embedder.backend, "heavy": heavy}))
         """,

@@ -124,6 +124,8 @@ def said_facts(composed: str, shown: str, facts: list[Fact]) -> list[Fact]:
     the sentences cut away named (the checks of a second problem, the fix said last) is no longer
     behind what the reader sees. Facts that no sentence names (the steps of an inference whose
     end is said) stay."""
+    if shown.startswith(composed):  # the usual case: nothing cut, perhaps a note added
+        return list(facts)
     gone = _plain(composed[len(os.path.commonprefix([composed, shown])) :])
     if not gone:
         return list(facts)

@@ -172,7 +172,7 @@ class PassageIndex:
         self._mentioning: dict[str, frozenset[int]] = {}
         self._semantic: EmbeddingIndex | None = None
         #: The last question's cosines (replaced whole, so threads never see half of one).
-        self._last_semantic: tuple[str, list[float]] | None = None
+        self._last_semantic: tuple[str, tuple[list[float], frozenset[int]]] | None = None
         self._semantic_lock = threading.Lock()
 
     # ------------------------------------------------------------------ word overlap
@@ -266,6 +266,11 @@ class PassageIndex:
 
         All of them, not a top k: a passage that word overlap found must keep its own meaning
         score rather than count as unrelated because forty others were nearer."""
+        found = self._semantic_for(question)
+        return None if found is None else found[0]
+
+    def _semantic_for(self, question: str) -> tuple[list[float], frozenset[int]] | None:
+        """The cosines of ``semantic`` and the ``SEMANTIC_POOL`` passages nearest in meaning."""
         if not self.engine.semantic:
             return None
         last = self._last_semantic
@@ -277,8 +282,9 @@ class PassageIndex:
         except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
             return None
         scores = (index.vectors @ vector.reshape(-1)).tolist()
-        self._last_semantic = (question, scores)
-        return scores
+        nearest = frozenset(sorted(range(len(scores)), key=scores.__getitem__)[-SEMANTIC_POOL:])
+        self._last_semantic = (question, (scores, nearest))
+        return scores, nearest
 
     # ------------------------------------------------------------------ ranking
 
@@ -321,7 +327,8 @@ class PassageIndex:
             raw[i] += SYNONYM_WEIGHT * weight
         top = max(raw.values(), default=0.0)
         lexical = {i: s / top for i, s in raw.items()} if top > 0 else {}
-        semantic = self.semantic(question) if use_semantic else None
+        meaning = self._semantic_for(question) if use_semantic else None
+        semantic = None if meaning is None else meaning[0]
         named = set(named)
         mentioning = self.mentioning(named)
         problems = (named - weak) & self.engine.problems
@@ -330,8 +337,8 @@ class PassageIndex:
         asked_weight = math.fsum(self.idf[t] for t in asked)
         scores: dict[int, tuple[float, float, float]] = {}
         pool = set(sorted(lexical, key=lexical.__getitem__)[-LEXICAL_POOL:])
-        if semantic is not None:
-            pool |= set(sorted(range(len(semantic)), key=semantic.__getitem__)[-SEMANTIC_POOL:])
+        if meaning is not None:
+            pool |= meaning[1]
         weights = self._known_weights(query_terms)
         for i in pool:
             passage = self.passages[i]
