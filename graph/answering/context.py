@@ -66,6 +66,9 @@ class Context:
     #: nothing behind it either, and the question is declined.
     passages_guess: bool = False
     evidence: Evidence = field(init=False)
+    #: The passages ranked for this question, by what shaped the ranking (see reports.rank): the
+    #: intent's answerer and the passage answerer rank the same question in turn.
+    ranked: dict[tuple, list] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.evidence = Evidence(self.engine)

@@ -116,18 +116,28 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     frames = {
         m.iri for m in ctx.parsed.mentions if ctx.catalog.is_a(m.iri, SG.LayerModel) and m.iri not in named
     }
-    return ctx.engine.passages.rank(
-        ctx.question,
-        named,
-        weak=weak,
-        exclude=frames if named else frozenset(),
-        k=k,
-        use_semantic=use_semantic,
-        query_terms=ctx.parsed.terms,
-        residual=ctx.parsed.residual_terms,
-        near=_near(ctx, ctx.focus) if ctx.focus else None,
-        asked=ctx.parsed.asked_terms,
-    )
+    key = (ctx.question, tuple(named), frozenset(weak), ctx.focus, use_semantic)
+    found = ctx.ranked.get(key)
+    if found is None or (len(found) < k and len(found) == RANKED_AT_LEAST):
+        # Ranked once at a depth that serves every caller, then cut: a ranking's first k are
+        # the same whatever k it was asked for.
+        found = ctx.ranked[key] = ctx.engine.passages.rank(
+            ctx.question,
+            named,
+            weak=weak,
+            exclude=frames if named else frozenset(),
+            k=max(k, RANKED_AT_LEAST),
+            use_semantic=use_semantic,
+            query_terms=ctx.parsed.terms,
+            residual=ctx.parsed.residual_terms,
+            near=_near(ctx, ctx.focus) if ctx.focus else None,
+            asked=ctx.parsed.asked_terms,
+        )
+    return found[:k]
+
+
+#: How deep ``rank`` ranks at first: the deepest any answerer reads (symptoms' CAUSE_POOL).
+RANKED_AT_LEAST = 30
 
 
 #: Prior of a follow-up's passages by the hops between their subject and the conversation's.
