@@ -625,3 +625,38 @@ def test_words_of_the_sentence_that_asks_weigh_more_than_the_context_around_it(e
         return hits[0].score - pipeline
 
     assert gap(stressed) < gap(plain)
+
+
+def _alone_context(engine: Engine, question: str):
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    parsed = Question.parse(engine, question, None)
+    return Context(engine, question, None, 0.0, [], parsed.model_hint, parsed=parsed)
+
+
+def test_a_chance_best_passage_gives_way_to_a_close_runner_up_that_means_the_question(
+    semantic_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standing alone, the best passage must share words with the question or mean it; when it
+    only met a word or two by chance, a runner-up nearly as good that does mean it answers."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.passages import Hit
+
+    engine = semantic_engine
+    question = "zzqx frobnicate wibble"  # words no passage holds: only the crafted ranking decides
+    chance, meant = engine.passages.passages[0], engine.passages.passages[1]
+    near = reports.ALONE_SEMANTIC + 0.1
+    ranking = [Hit(chance, 0.6, 0.9, 0.0), Hit(meant, 0.58, 0.5, near)]
+    monkeypatch.setattr(reports, "rank", lambda ctx, k=8, use_semantic=True: list(ranking))
+    monkeypatch.setattr(engine.passages, "semantic", lambda q: [0.0])
+    answer = reports.from_passages(_alone_context(engine, question), alone=True)
+    assert answer is not None
+    assert answer.answer.startswith(engine.catalog.display(meant.subject))
+
+    # A runner-up too far behind the best (below CLOSE_SHARE of its score) stays out: declined.
+    ranking[1] = Hit(meant, 0.6 * reports.CLOSE_SHARE - 0.05, 0.5, near)
+    assert reports.from_passages(_alone_context(engine, question), alone=True) is None
+    # And so does one close in score that means the question no more than the best does.
+    ranking[1] = Hit(meant, 0.58, 0.5, reports.ALONE_SEMANTIC - 0.1)
+    assert reports.from_passages(_alone_context(engine, question), alone=True) is None

@@ -74,6 +74,9 @@ OUTSIDE_MARGIN = 0.05
 HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
 ALONE_SEMANTIC = 0.37
+#: How far down the ranking a passage that stands alone may be found when the best one does not
+#: (it must also score within ``CLOSE_SHARE`` of the best).
+ALONE_RUNNERS = 3
 #: Distinct words of the question the best passage must contain to answer alone whatever its
 #: cosine (no question outside the graph, in any evaluation set, shares more than one).
 ALONE_WORDS = 3
@@ -160,6 +163,23 @@ def _near(ctx: Context, focus: str) -> dict[str, float]:
     return {iri: priors[hops] for iri, hops in distances(ctx.engine, focus, len(priors) - 1).items()}
 
 
+def _stands_alone(ctx: Context, hit: Hit, use_semantic: bool) -> bool:
+    """Whether a passage may answer when no other answerer had anything: it shares enough words
+    with the question, or is close to it in meaning."""
+    if _corroborated(ctx, hit):
+        return True
+    # Meaning decides when it was measured, a cosine of zero or below included ("how tall is
+    # Mount Everest?" shares "mount" with "CSI mounts storage" and nothing of its meaning).
+    if use_semantic and ctx.engine.passages.semantic(ctx.question) is not None:
+        return hit.semantic >= ALONE_SEMANTIC
+    # Without the model, coverage counts only the graph's words: ordinary words it never uses
+    # ("how do I learn to paint?") say the question is about something else.
+    return (
+        ctx.engine.passages.coverage(ctx.parsed.terms, hit.passage) >= ALONE_COVERAGE
+        and not ctx.parsed.words_beyond_names(ctx.engine)[0]
+    )
+
+
 def _corroborated(ctx: Context, hit: Hit) -> bool:
     """Whether the best passage shares enough distinct words with the question that the match
     cannot be chance: a long report in its own words ("the nova-compute service stops responding
@@ -227,19 +247,22 @@ def from_passages(
     hits = rank(ctx, use_semantic=use_semantic)
     if not hits or hits[0].score < min_score:
         return None
-    if alone and not _corroborated(ctx, hits[0]):
-        # Meaning decides when it was measured, a cosine of zero or below included ("how tall is
-        # Mount Everest?" shares "mount" with "CSI mounts storage" and nothing of its meaning).
-        if use_semantic and ctx.engine.passages.semantic(ctx.question) is not None:
-            if hits[0].semantic < ALONE_SEMANTIC:
-                return None
-        elif (
-            ctx.engine.passages.coverage(ctx.parsed.terms, hits[0].passage) < ALONE_COVERAGE
-            or ctx.parsed.words_beyond_names(ctx.engine)[0]
-        ):
-            # Without the model, coverage counts only the graph's words: ordinary words it never
-            # uses ("how do I learn to paint?") say the question is about something else.
+    if alone and not _stands_alone(ctx, hits[0], use_semantic):
+        # The best passage can be a chance meeting of words ("the whole job" of an ECC stall, for
+        # "why does one flaky link drag the whole job down") while a runner-up nearly as good
+        # means what is asked: that one leads, and the chance match is dropped.
+        best = hits[0].score
+        runner = next(
+            (
+                h
+                for h in hits[1:ALONE_RUNNERS]
+                if h.score >= CLOSE_SHARE * best and _stands_alone(ctx, h, use_semantic)
+            ),
+            None,
+        )
+        if runner is None:
             return None
+        hits = [runner, *(h for h in hits[1:] if h is not runner)]
     if (
         hits[0].score < ASSERT_SCORE
         and len(shared_words(ctx, hits[0])) < HEDGE_WORDS
