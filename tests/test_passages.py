@@ -125,6 +125,8 @@ def test_questions_outside_the_graph_stay_declined(semantic_engine: Engine, ques
         "how do I check it?",
         # No "it": "pause", "frames" and "switch" are said of PFC, so the question asks about it.
         "and where would I see pause frames counted on the switch?",
+        # "prove" is no word of the graph's, but a report word for checking: no subject of its own.
+        "what do I run to prove it?",
     ],
 )
 def test_follow_up_reports_its_context(engine: Engine, follow_up: str) -> None:
