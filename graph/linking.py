@@ -191,6 +191,23 @@ STOPWORDS = frozenset(
         "re",
         "ve",
         "ll",
+        # The same words typed without their apostrophe ("whats the first thing to check"), and
+        # the "ok" a reply opens with.
+        "whats",
+        "hows",
+        "wheres",
+        "whos",
+        "thats",
+        "im",
+        "ive",
+        "isnt",
+        "dont",
+        "doesnt",
+        "didnt",
+        "cant",
+        "wont",
+        "ok",
+        "okay",
     ]
 )
 

@@ -127,6 +127,8 @@ def test_questions_outside_the_graph_stay_declined(semantic_engine: Engine, ques
         "and where would I see pause frames counted on the switch?",
         # "prove" is no word of the graph's, but a report word for checking: no subject of its own.
         "what do I run to prove it?",
+        # Typed without apostrophes: "whats" and "ok" are no words of the question's own.
+        "ok so whats the first thing to check then",
     ],
 )
 def test_follow_up_reports_its_context(engine: Engine, follow_up: str) -> None:
