@@ -664,3 +664,11 @@ def test_a_chance_best_passage_gives_way_to_a_close_runner_up_that_means_the_que
     # And so does one close in score that means the question no more than the best does.
     ranking[1] = Hit(meant, 0.58, 0.5, reports.ALONE_SEMANTIC - 0.1)
     assert reports.from_passages(_alone_context(engine, question), alone=True) is None
+
+
+@pytest.mark.parametrize("word", ["flag", "knob", "option"])
+def test_a_setting_called_by_another_name_is_no_name_the_graph_lacks(engine: Engine, word: str) -> None:
+    """The graph says "setting" and "parameter"; users say "flag" or "knob". "Is there a vLLM
+    flag for that?" asks for a setting, not about a thing called "flag" that the graph lacks."""
+    answer = engine.ask(f"is there a vllm {word} for that?")
+    assert answer.answered, answer.answer
