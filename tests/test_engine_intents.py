@@ -317,3 +317,24 @@ def test_a_long_report_asking_where_to_look_is_told_the_likely_cause_too(engine:
     long = "the Pending pods of our big training job never start, the app logs are empty, quota looks fine, where do I look?"
     assert refined(long) == "owner_of_symptom"
     assert refined("how do I check a Pending pod?") == "diagnose"
+
+
+@pytest.mark.parametrize(
+    ("question", "elliptical"),
+    [
+        ("and batch inference?", True),
+        ("what about AMD?", True),
+        ("and what about the eight-layer map?", True),
+        ("also for ROCm?", True),
+        # Its own asking word: its own shape, not the last question's.
+        ("and who drives that partitioning on k8s", False),
+        ("and why does that matter?", False),
+        ("which layer owns it?", False),
+    ],
+)
+def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_itself(
+    question: str, elliptical: bool
+) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert intents.is_elliptical(question) is elliptical

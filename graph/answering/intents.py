@@ -215,7 +215,13 @@ def asks_for_layer(question: str) -> bool:
     return bool(_ASKS_FOR_LAYER.search(question))
 
 
-_ELLIPTICAL = re.compile(r"^\s*(and|what about|how about|same for|also)\b", _I)
+#: "and batch inference?", "what about AMD?": the shape of the question before, asked of something
+#: else. "and who drives that?" asks its own question with its own asking word.
+_ELLIPTICAL = re.compile(
+    r"^\s*(?:and\s+)?(?:what about|how about|same for)\b"
+    r"|^\s*(?:and|also)\b(?!\s+(?:who|what|which|why|where|when|how)\b)",
+    _I,
+)
 
 
 def is_elliptical(question: str) -> bool:
