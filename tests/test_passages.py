@@ -672,3 +672,26 @@ def test_a_setting_called_by_another_name_is_no_name_the_graph_lacks(engine: Eng
     flag for that?" asks for a setting, not about a thing called "flag" that the graph lacks."""
     answer = engine.ask(f"is there a vllm {word} for that?")
     assert answer.answered, answer.answer
+
+
+def test_a_follow_up_read_with_the_turn_before_is_ranked_for_what_it_asks(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read together with the turn before ("is PFC needed for RoCE? and who tracks pause frames"),
+    the follow-up is what is asked, question mark or not: the words it weighs as asked are its own,
+    not the earlier question's (which would win every ranking by repeating the first answer)."""
+    from stackgraph.graph.answering import reports
+
+    seen: list[tuple[str, ...]] = []
+    real = reports.rank
+
+    def spy(ctx, k=8, use_semantic=True):
+        seen.append(ctx.parsed.asked_terms)
+        return real(ctx, k=k, use_semantic=use_semantic)
+
+    conversation = Conversation()
+    assert engine.ask("is PFC needed for RoCE?", conversation).answered
+    monkeypatch.setattr(reports, "rank", spy)
+    engine.ask("and what tool tracks the pause frames", conversation)
+    follow_up_terms = set(terms("and what tool tracks the pause frames"))
+    assert seen and all(set(asked) == follow_up_terms for asked in seen), seen

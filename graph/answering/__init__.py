@@ -477,6 +477,9 @@ def _in_context(
     its own words alone name nothing."""
     previous = conversation.turns[-1].question
     combined = Question.parse(engine, f"{previous} {parsed.text}", parsed.intent.intent)
+    # What is asked now is the follow-up, with or without its question mark: the turn before only
+    # says what "it" is ("who drives that partitioning?" after "can I split one H100?").
+    combined = replace(combined, asked_terms=tuple(parsed.terms))
     ctx = Context(
         engine,
         combined.text,
