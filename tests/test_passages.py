@@ -695,3 +695,38 @@ def test_a_follow_up_read_with_the_turn_before_is_ranked_for_what_it_asks(
     engine.ask("and what tool tracks the pause frames", conversation)
     follow_up_terms = set(terms("and what tool tracks the pause frames"))
     assert seen and all(set(asked) == follow_up_terms for asked in seen), seen
+
+
+def test_a_new_question_about_an_outside_thing_after_other_turns_gets_no_nearest_guess(
+    semantic_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A weak (hedged) passage match for a question whose subject is outside the graph ("a good
+    lasagna recipe") and that names nothing the graph has: asked after other turns, the topic
+    changed and the nearest statements are no answer; asked alone, the hedged offer stands (such
+    a phrase is often a report's own setting)."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.passages import Hit
+
+    engine = semantic_engine
+    question = "nice. whats a good lasagna recipe that fits the memory budget"
+    passage = next(
+        p for p in engine.passages.passages if p.subject.endswith("/cause-kv-cache-batch-exceeds-vram")
+    )
+    weak = Hit(passage, reports.ASSERT_SCORE - 0.05, 0.6, reports.ALONE_SEMANTIC + 0.05)
+    monkeypatch.setattr(reports, "rank", lambda ctx, k=8, use_semantic=True: [weak])
+    ctx = _alone_context(engine, question)
+    assert not ctx.parsed.mentions and ctx.parsed.foreign_subject(engine, ordinary=True)
+    alone = reports.from_passages(ctx)
+    assert alone is not None and alone.answer.startswith(reports.HEDGE)
+    ctx = _alone_context(engine, question)
+    ctx.after_turns = True
+    assert reports.from_passages(ctx) is None
+
+
+def test_a_word_pointing_back_covers_its_own_sentence_only(engine: Engine) -> None:
+    """ "great, that worked. whats a good lasagna recipe?": "that" points back in the first
+    sentence; the second brings a subject of its own, and the follow-up is declined."""
+    conversation = Conversation()
+    assert engine.ask("what does max_num_seqs limit in vLLM?", conversation).answered
+    follow = engine.ask("great, that worked. whats a good lasagna recipe for tonight", conversation)
+    assert not follow.answered, follow.answer

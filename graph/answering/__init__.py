@@ -369,6 +369,9 @@ def _answer(
             parsed=parsed,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
+    # A turn after others that stands apart from them is held to its own subject (see
+    # reports.from_passages): "cool, deploy worked. whats a good carbonara recipe?" changes the topic.
+    ctx.after_turns = not from_conversation and bool(conversation is not None and conversation.turns)
     # An answer that fell back to a definition did not answer what was asked ("how do I check
     # it?" about something with no check of its own; a report naming NCCL in passing that asks no
     # definition): the passages matched to the whole question win a tie.

@@ -65,6 +65,8 @@ class Context:
     #: most one word with the question. An intent answer that is itself only a fallback then has
     #: nothing behind it either, and the question is declined.
     passages_guess: bool = False
+    #: Set for a question asked after earlier turns that does not lean on them: a new topic.
+    after_turns: bool = False
     evidence: Evidence = field(init=False)
     #: The passages ranked for this question, by what shaped the ranking (see reports.rank): the
     #: intent's answerer and the passage answerer rank the same question in turn.

@@ -172,8 +172,11 @@ class Question:
         to do."""
         words = self.normalized.split()
         named = _positions(self.mentions)
+        starts = _sentence_starts(self.text)
         pointed_back = False
         for i, word in enumerate(words):
+            if i in starts:
+                pointed_back = False  # "that worked. whats a good lasagna recipe?": a new sentence
             # "can it run on a desktop?" asks about "it": what runs where. What is to be done
             # after it is a subject of its own: "is it going to rain?", "is it safe to eat
             # cookie dough?" say "it" only as English does before the thing meant.
@@ -283,6 +286,17 @@ def _asking_sentence(text: str) -> str:
     sentences = [s for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
     asking = [s for s in sentences if s.rstrip().endswith("?")]
     return asking[-1] if len(sentences) > 1 and asking else ""
+
+
+def _sentence_starts(text: str) -> frozenset[int]:
+    """The positions (in the normalized words) where a sentence after the first begins."""
+    starts: set[int] = set()
+    position = 0
+    for part in _SENTENCE_BREAK.split(text.strip()):
+        if position:
+            starts.add(position)
+        position += len(normalize(part).split())
+    return frozenset(starts)
 
 
 def looks_like_a_name(word: str, starts_sentence: bool) -> bool:
