@@ -338,3 +338,23 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
     from stackgraph.graph.answering import intents
 
     assert intents.is_elliptical(question) is elliptical
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        # An issue template's heading asks for no definition: the report under it is the question.
+        ("[Bug]: pods stuck Pending. ### Describe the bug: after the upgrade no pod schedules", None),
+        ("describe the issue: NCCL hangs on 16 nodes", None),
+        ("describe what NVLink does", "define"),
+        ("explain the KV cache", "define"),
+    ],
+)
+def test_an_issue_templates_heading_is_no_definition_request(question: str, intent: str | None) -> None:
+    from stackgraph.graph.answering import intents
+
+    got = intents.detect(question).intent
+    if intent is None:
+        assert got != intents.DEFINE
+    else:
+        assert got == intent

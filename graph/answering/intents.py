@@ -138,7 +138,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             _OPENING + r"(what|who)(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do)\b"
             r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
-            r"|\bdefine\b|\bdefinition\b|\bexplain\b|\bmeaning of\b|\bused for\b|\btell me about\b|\bdescribe\b",
+            r"|\bdefine\b|\bdefinition\b|\bmeaning of\b|\bused for\b|\btell me about\b"
+            # "Describe the bug" heads an issue template: the report that follows asks no definition.
+            r"|\b(?:explain|describe)\b(?!\s+(?:the|your|this)\s+(?:bug|issue|problem|error|feature|behaviou?r|change))",
             _I,
         ),
     ),
