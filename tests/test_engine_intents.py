@@ -358,3 +358,20 @@ def test_an_issue_templates_heading_is_no_definition_request(question: str, inte
         assert got != intents.DEFINE
     else:
         assert got == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "compares"),
+    [
+        ("NVLink vs. PCIe for tensor parallel?", True),
+        ("RoCE versus InfiniBand", True),
+        # "vs" between numbers sets measurements or error codes side by side, not two things,
+        # with or without its dot: "Check failed: error == cudaSuccess (35 vs. 0)".
+        ("Check failed: error == cudaSuccess (35 vs. 0) driver version is insufficient", False),
+        ("all-reduce reaches 90 GB/s vs 190 expected", False),
+    ],
+)
+def test_vs_compares_things_not_numbers(question: str, compares: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert (intents.detect(question).intent == intents.COMPARE) is compares

@@ -51,7 +51,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         COMPARE,
         re.compile(
             # "vs" before a number sets two measurements side by side ("90 GB/s vs 190"), not two things.
-            r"\bcompare\b|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs\.?)(?!\s*[~≈]?\s*\d)\b"
+            r"\bcompare\b|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)"
             r"|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
             _I,
         ),
