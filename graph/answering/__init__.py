@@ -352,8 +352,20 @@ def _answer(
     from_conversation = False
     if conversation is not None and conversation.turns:
         candidates, from_conversation = _follow_up(engine, parsed, candidates, conversation)
+    # A turn after others that stands apart from them is held to its own subject (see
+    # reports.from_passages): "cool, deploy worked. whats a good carbonara recipe?" changes the topic.
+    after_turns = not from_conversation and bool(conversation is not None and conversation.turns)
     if not candidates:
-        ctx = Context(engine, text, guess.intent, guess.strength, [], parsed.model_hint, parsed=parsed)
+        ctx = Context(
+            engine,
+            text,
+            guess.intent,
+            guess.strength,
+            [],
+            parsed.model_hint,
+            parsed=parsed,
+            after_turns=after_turns,
+        )
         answer = _run(ctx, guess.intent, only_textual=True)
         if answer is None:
             answer = declined(engine, text, intent=guess.intent)
@@ -367,11 +379,9 @@ def _answer(
             parsed.model_hint,
             from_conversation,
             parsed=parsed,
+            after_turns=after_turns,
         )
         answer = _run(ctx, _refine_intent(ctx, guess.intent)) or declined(engine, text, intent=guess.intent)
-    # A turn after others that stands apart from them is held to its own subject (see
-    # reports.from_passages): "cool, deploy worked. whats a good carbonara recipe?" changes the topic.
-    ctx.after_turns = not from_conversation and bool(conversation is not None and conversation.turns)
     # An answer that fell back to a definition did not answer what was asked ("how do I check
     # it?" about something with no check of its own; a report naming NCCL in passing that asks no
     # definition): the passages matched to the whole question win a tie.

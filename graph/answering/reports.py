@@ -263,6 +263,11 @@ def from_passages(
         if runner is None:
             return None
         hits = [runner, *(h for h in hits[1:] if h is not runner)]
+    # Only a guess: a weak match sharing at most a word with the question; or, in a conversation,
+    # one for a new question about a thing outside the graph that names nothing it has ("cool,
+    # deploy worked. whats a good carbonara recipe to celebrate?"): the topic changed, and the
+    # nearest statements are not about that thing. Asked alone, such a phrase is often a report's
+    # own setting ("a new build", "a small model") and the offer stays.
     if hits[0].score < ASSERT_SCORE and (
         (
             len(shared_words(ctx, hits[0])) < HEDGE_WORDS
@@ -274,11 +279,6 @@ def from_passages(
             and ctx.parsed.foreign_subject(ctx.engine, ordinary=True)
         )
     ):
-        # Only a guess: a weak match sharing at most a word with the question; or, in a
-        # conversation, one for a new question about a thing outside the graph that names nothing
-        # it has ("cool, deploy worked. whats a good carbonara recipe to celebrate?"): the topic
-        # changed, and the nearest statements are not about that thing. Asked alone, such a
-        # phrase is often a report's own setting ("a new build", "a small model") and stays.
         ctx.passages_guess = True
         return None
     chosen = choose(ctx, hits)
