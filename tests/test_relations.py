@@ -94,3 +94,30 @@ def test_a_layer_model_named_alone_in_a_follow_up_qualifies_the_last_question(
     answer = semantic_engine.ask("and in the eight-layer map?", conversation)
     assert answer.answer.startswith("CUDA Out of Memory (OOM) is owned by"), answer.answer
     assert answer.answer.index("eight-layer operational map") < answer.answer.index("nine-layer model")
+
+
+@pytest.mark.parametrize("predicate", [str(p) for p in VERBS if "runsOn" not in p])
+def test_a_verb_asked_of_two_named_things_gives_the_edges_of_both(engine: Engine, predicate: str) -> None:
+    """ "what do the GPU Operator and the Network Operator deploy?" asks it of both: each one's
+    edges are said, the first's first, when neither stands at the other end of the other's."""
+    forms, singular, _ = VERBS[predicate]
+    base = min(forms, key=len)
+    edges = _edges(engine, predicate)
+    subjects = [s for s in sorted(edges) if _linked_whole(engine, s)]
+    pairs = [
+        (a, b)
+        for a in subjects
+        for b in subjects
+        if a < b and b not in edges[a] and a not in edges[b] and not edges[a] & edges[b]
+    ]
+    if not pairs:
+        pytest.skip("no two subjects of this relation with distinct edges")
+    first, second = pairs[0]
+    one, two = engine.catalog.label(first), engine.catalog.label(second)
+    answer = engine.ask(f"what do {one} and {two} {base}?")
+    assert answer.answered, answer.answer
+    for subject, label in ((first, one), (second, two)):
+        said = f"{label} {singular} "
+        assert said in answer.answer, (said, answer.answer)
+        for other in edges[subject]:
+            assert engine.catalog.label(other) in answer.answer, (other, answer.answer)

@@ -56,12 +56,14 @@ class Asked:
     others: tuple[str, ...]
 
 
-def asked(ctx: Context) -> Asked | None:
-    """The relation the question asks of the first thing it names that has edges of it in the
-    direction asked, if its verb names one of ``VERBS``."""
+def asked(ctx: Context) -> tuple[Asked, ...]:
+    """The relation the question asks, if its verb names one of ``VERBS``: of each thing it names
+    that has edges of it in the direction asked ("what do the GPU Operator and the Network
+    Operator deploy?" asks it of both), or of the first such thing alone when others it names
+    stand at the other end ("does Volcano run on Kubernetes?")."""
     words = ctx.parsed.normalized.split()
     if len(words) > ASKING_WORDS or not words or words[0] not in _OPENERS:
-        return None  # a report ("we use NCCL over RoCE and it hangs") says, it does not ask
+        return ()  # a report ("we use NCCL over RoCE and it hangs") says, it does not ask
     named = [
         (m.iri, m.start, m.end)
         for m in ctx.parsed.mentions
@@ -79,44 +81,52 @@ def asked(ctx: Context) -> Asked | None:
             if word not in forms:
                 continue
             passive = i + 1 < len(words) and words[i + 1] == "by"
+            found: list[Asked] = []
             for iri, start, end in named:
-                if start <= i < end:
+                if start <= i < end or any(a.subject == iri for a in found):
                     continue
                 outgoing = (i >= end) != passive
                 facts = ctx.facts(iri)
                 edges = facts.iris(predicate) if outgoing else facts.incoming(predicate)
-                if edges:
-                    # When some of the other things the question names stand at the other end,
-                    # it asks about those edges only ("does Volcano run on Kubernetes?").
-                    also = {n[0] for n in named if n[0] != iri}
-                    return Asked(
-                        iri, predicate, outgoing, tuple(o for o in edges if o in also) or tuple(edges)
-                    )
-    return None
+                if not edges:
+                    continue
+                # When some of the other things the question names stand at the other end, it
+                # asks about those edges only ("does Volcano run on Kubernetes?").
+                also = {n[0] for n in named if n[0] != iri}
+                between = tuple(o for o in edges if o in also)
+                if between:
+                    return found[:1] if found else (Asked(iri, predicate, outgoing, between),)
+                found.append(Asked(iri, predicate, outgoing, tuple(edges)))
+            if found:
+                return tuple(found)
+    return ()
 
 
 def answer(ctx: Context) -> Answer | None:
     """The named thing's edges of the relation asked, said as a sentence, with what each thing at
     the other end is."""
     found = asked(ctx)
-    if found is None:
+    if not found:
         return None
-    subject, predicate, others = found.subject, found.predicate, found.others
-    ctx.evidence.entity(subject)
-    for other in others:
-        ctx.evidence.entity(other)
-        if found.outgoing:
-            ctx.evidence.fact(subject, predicate, other)
+    parts: list[str] = []
+    for relation in found:
+        subject, predicate, others = relation.subject, relation.predicate, relation.others
+        ctx.evidence.entity(subject)
+        for other in others:
+            ctx.evidence.entity(other)
+            if relation.outgoing:
+                ctx.evidence.fact(subject, predicate, other)
+            else:
+                ctx.evidence.fact(other, predicate, subject)
+        label = ctx.catalog.label(subject)
+        names = join([ctx.catalog.label(o) for o in others])
+        _, singular, plural = VERBS[predicate]
+        if relation.outgoing:
+            parts.append(sentence(f"{label} {singular} {names}"))
         else:
-            ctx.evidence.fact(other, predicate, subject)
-    label = ctx.catalog.label(subject)
-    names = join([ctx.catalog.label(o) for o in others])
-    _, singular, plural = VERBS[predicate]
-    if found.outgoing:
-        parts = [sentence(f"{label} {singular} {names}")]
-    else:
-        parts = [sentence(f"{names} {singular if len(others) == 1 else plural} {label}")]
-    for other in others[:DEFINED]:
+            parts.append(sentence(f"{names} {singular if len(others) == 1 else plural} {label}"))
+    defined = list(dict.fromkeys(o for relation in found for o in relation.others))
+    for other in defined[:DEFINED]:
         record = ctx.catalog.get(other)
         if record and record.definition:
             ctx.evidence.fact(other, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
