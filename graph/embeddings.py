@@ -221,11 +221,13 @@ def quantize_onnx(spec: ModelSpec, source: Path, dest: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from tokenizers import Tokenizer
 
+    _log("making the int8 copy of the embedding model for questions (a few seconds, once)...")
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)  # the quantizer logs a pre-processing hint to the root logger
     try:
-        with _atomic_target(dest) as tmp:
+        # stdout may be an MCP stdio channel: nothing the quantizer prints may reach it.
+        with contextlib.redirect_stdout(sys.stderr), _atomic_target(dest) as tmp:
             quantize_dynamic(
                 str(source),
                 str(tmp),
