@@ -31,6 +31,8 @@ class Turn:
     layers: tuple[str, ...]  # the layer IRIs it named
     #: The engine declined it: it was about something the graph lacks.
     declined: bool = False
+    #: What the answer said: a follow-up's answer does not say it again.
+    answer: str = ""
 
 
 @dataclass
@@ -57,7 +59,7 @@ class Conversation:
             if focus is None and answer.entities:
                 focus = answer.entities[0].iri
             layers = tuple(e.iri for e in answer.entities if e.code)
-            self.turns.append(Turn(answer.question, answer.intent, focus, layers))
+            self.turns.append(Turn(answer.question, answer.intent, focus, layers, answer=answer.answer))
         del self.turns[: -self.max_turns]
 
     @property

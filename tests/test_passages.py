@@ -736,3 +736,15 @@ def test_a_word_pointing_back_covers_its_own_sentence_only(engine: Engine) -> No
     assert engine.ask("what does max_num_seqs limit in vLLM?", conversation).answered
     follow = engine.ask("great, that worked. whats a good lasagna recipe for tonight", conversation)
     assert not follow.answered, follow.answer
+
+
+def test_a_follow_up_is_not_answered_with_the_definition_just_given(engine: Engine) -> None:
+    """ "why should I care about it?" right after "what is the KV cache?" wants something beyond
+    the definition the reader has just read: the follow-up's answer does not give it again."""
+    conversation = Conversation()
+    first = engine.ask("what is the KV cache?", conversation)
+    definition = engine.catalog.get(first.entities[0].iri).definition
+    assert first.answered and definition and definition[:60] in first.answer
+    follow = engine.ask("why should i care about it?", conversation)
+    assert follow.answered
+    assert definition[:60] not in follow.answer, follow.answer

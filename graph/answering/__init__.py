@@ -503,6 +503,7 @@ def _in_context(
         parsed=combined,
         focus=focus,
         follow_up=parsed.text,
+        said_before=conversation.turns[-1].answer,
     )
     if first.answered and (
         first.intent in STRUCTURAL

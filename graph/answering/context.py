@@ -61,6 +61,9 @@ class Context:
     focus: str | None = None
     #: The follow-up's own words, when ``question`` is read together with the turn before it.
     follow_up: str | None = None
+    #: What the answer to the turn before said, when ``question`` is read together with it: the
+    #: reader has it already.
+    said_before: str = ""
     #: Set by the passage answerer when its best passage is only a guess: a weak match sharing at
     #: most one word with the question. An intent answer that is itself only a fallback then has
     #: nothing behind it either, and the question is declined.

@@ -245,6 +245,17 @@ def from_passages(
     question), or a question from outside the graph ("why is the sky blue?") gets asserted.
     """
     hits = rank(ctx, use_semantic=use_semantic)
+    if ctx.said_before:
+        # A follow-up is not answered with a definition the answer before it gave ("why does that
+        # matter?" after one wants the consequence). Other statements it gave may be just what
+        # is asked next ("can't I put the limits in the prompt?": "in the loop, not in a prompt").
+        fresh = [
+            h
+            for h in hits
+            if h.passage.predicate != SKOS_DEFINITION
+            or not said_already(statement(h.passage), ctx.said_before)
+        ]
+        hits = fresh or hits
     if not hits or hits[0].score < min_score:
         return None
     if alone and not _stands_alone(ctx, hits[0], use_semantic):
