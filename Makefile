@@ -36,6 +36,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind6a.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind9.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind10.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind11.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
