@@ -503,7 +503,9 @@ def _in_context(
         parsed=combined,
         focus=focus,
         follow_up=parsed.text,
-        said_before=conversation.turns[-1].answer,
+        # A choice among what was just said ("which one would I use?") is made by what defines
+        # them: the last answer's definitions are the material, not repetition.
+        said_before="" if parsed.chooses_among else conversation.turns[-1].answer,
     )
     if first.answered and (
         first.intent in STRUCTURAL

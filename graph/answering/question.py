@@ -135,6 +135,11 @@ class Question:
         return foreign, known
 
     @property
+    def chooses_among(self) -> bool:
+        """Whether it asks for one of the things just said ("which one would I use?")."""
+        return bool(_CHOOSES_AMONG.search(self.normalized))
+
+    @property
     def points_back(self) -> bool:
         """Whether it says "it", "that", "those" ...: words that point back at something said
         before ("how do I check it?")."""
