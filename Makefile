@@ -31,7 +31,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind2.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind4.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind4a.jsonl --min 70
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind5.jsonl --min 80
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind5.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind6.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind6a.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind9.jsonl --min 70
