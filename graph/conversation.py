@@ -83,8 +83,16 @@ class Conversation:
         return bool(_FOLLOW_UP.search(question))
 
     @staticmethod
-    def refers_to_layer(question: str) -> bool:
-        return bool(_LAYER_REFERENCE.search(question))
+    def refers_to_layer(question: str, label: str | None = None) -> bool:
+        """Whether the question points at a layer: "that layer", or the last layer by the head
+        noun of its ``label`` ("that path" after the Storage Data Path, "that fabric" after the
+        Network Fabric)."""
+        if _LAYER_REFERENCE.search(question):
+            return True
+        head = label.split()[-1].lower() if label else ""
+        return head.isalpha() and bool(
+            re.search(rf"\b(?:that|this|the same|same)\s+{re.escape(head)}\b", question, re.IGNORECASE)
+        )
 
     @staticmethod
     def asks_for_siblings(question: str) -> bool:

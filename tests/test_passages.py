@@ -748,3 +748,15 @@ def test_a_follow_up_is_not_answered_with_the_definition_just_given(engine: Engi
     follow = engine.ask("why should i care about it?", conversation)
     assert follow.answered
     assert definition[:60] not in follow.answer, follow.answer
+
+
+def test_a_follow_up_points_at_the_last_layer_by_its_head_noun(engine: Engine) -> None:
+    """ "that fabric" after an answer placing RoCE in L7 Network Fabric means that layer, as "that
+    layer" would: what else sits there is the layer's members, not RoCE's placement again."""
+    conversation = Conversation()
+    assert (
+        "L7 Network Fabric" in engine.ask("where does RoCE fit in the nine-layer model?", conversation).answer
+    )
+    follow = engine.ask("what else sits in that fabric?", conversation)
+    assert follow.answered and follow.context and "Network Fabric" in follow.context
+    assert "InfiniBand" in follow.answer, follow.answer

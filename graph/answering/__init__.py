@@ -652,7 +652,8 @@ def _follow_up(
     leans = Conversation.leans_on_context(text) or bare
     if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
-    lists_layer = Conversation.refers_to_layer(text) or (
+    last_layer = engine.catalog.get(conversation.last_layer) if conversation.last_layer else None
+    lists_layer = Conversation.refers_to_layer(text, last_layer.label if last_layer else None) or (
         intent == intents.LIST
         and not named
         and (not parsed.points_back or Conversation.asks_for_siblings(text))
