@@ -760,3 +760,31 @@ def test_a_follow_up_points_at_the_last_layer_by_its_head_noun(engine: Engine) -
     follow = engine.ask("what else sits in that fabric?", conversation)
     assert follow.answered and follow.context and "Network Fabric" in follow.context
     assert "InfiniBand" in follow.answer, follow.answer
+
+
+def test_how_to_carry_out_a_practice_gives_the_commands_it_uses(engine: Engine) -> None:
+    """A practice has no checks of its own; the commands and tools it uses are how it is done.
+    Built from the graph: every practice that uses diagnostics and has no checks."""
+    from stackgraph.graph.answering.context import Candidate, Context
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.symptoms import diagnose
+
+    asked = 0
+    for iri, rec in sorted(engine.catalog.records.items()):
+        if not engine.catalog.is_a(iri, SG.Practice):
+            continue
+        facts = fetch(engine, iri)
+        if facts.iris(SG.diagnosedBy) or facts.iris(SG.whereToLook):
+            continue
+        used = [d for d in facts.iris(SG.uses) if engine.catalog.is_a(d, SG.Diagnostic)]
+        if not used:
+            continue
+        ctx = Context(
+            engine, f"how do I do this: {rec.label}?", "diagnose", 1.0, [Candidate(iri, 0.95, "exact")], None
+        )
+        answer = diagnose(ctx)
+        assert answer is not None, rec.label
+        for d in used[:4]:
+            assert any(e.iri == d for e in answer.entities), (rec.label, d)
+        asked += 1
+    assert asked

@@ -403,6 +403,10 @@ def diagnose(ctx: Context) -> Answer | None:
         facts = ctx.facts(target)
         for diag in facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook):
             found.append((diag, target))
+        if not facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook):
+            # A practice is carried out with the commands and tools it uses ("Treat the plan as the
+            # review artifact": terraform plan -out, terraform show -json, jq): those are its how-to.
+            found += [(d, target) for d in facts.iris(SG.uses) if ctx.catalog.is_a(d, SG.Diagnostic)]
         if not facts.iris(SG.diagnosedBy):
             for cause in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause):
                 found += [(d, cause) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
