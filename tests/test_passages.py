@@ -788,3 +788,42 @@ def test_how_to_carry_out_a_practice_gives_the_commands_it_uses(engine: Engine) 
             assert any(e.iri == d for e in answer.entities), (rec.label, d)
         asked += 1
     assert asked
+
+
+def test_asking_for_a_fix_of_a_problem_gives_what_mitigates_its_causes(engine: Engine) -> None:
+    """The remedy answerer says what mitigates a problem's likely causes. Built from the graph:
+    every symptom without fixes of its own one of whose first two likely causes has some."""
+    from stackgraph.graph.answering import remedies
+    from stackgraph.graph.answering.context import Candidate, Context
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.question import Question
+
+    asked = 0
+    for iri in sorted(engine.catalog.records):
+        if not engine.catalog.is_a(iri, SG.Symptom):
+            continue
+        facts = fetch(engine, iri)
+        causes = (facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause))[:2]
+        fixes = [f for c in causes for f in fetch(engine, c).incoming(SG.mitigates)]
+        if facts.incoming(SG.mitigates) or not fixes:
+            continue
+        question = "what tool fixes it?"
+        parsed = Question.parse(engine, question, None)
+        ctx = Context(
+            engine, question, None, 0.0, [Candidate(iri, 0.95, "conversation")], None, parsed=parsed
+        )
+        answer = remedies.remedy(ctx)
+        assert answer is not None and "What fixes" in answer.answer, iri
+        assert any(engine.catalog.label(f) in answer.answer for f in fixes), answer.answer
+        assert all(f in {e.iri for e in answer.entities} for f in fixes[:1]), answer.entities
+        asked += 1
+    assert asked >= 3
+
+
+def test_a_follow_up_asking_what_fixes_it_gets_the_fix_not_the_checks(engine: Engine) -> None:
+    """ "which tool would fix it?" reads like a request for checks ("tool"), but asks for a fix."""
+    conversation = Conversation()
+    assert engine.ask("what is a partially scheduled distributed job?", conversation).answered
+    follow = engine.ask("which tool would fix it in kubernetes?", conversation)
+    assert follow.answered and "What fixes" in follow.answer, follow.answer
+    assert "Volcano" in follow.answer or "gang scheduling" in follow.answer

@@ -18,7 +18,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from stackgraph.graph.answering import compete, intents, knowledge, placement, relations, reports, symptoms
+from stackgraph.graph.answering import (
+    compete,
+    intents,
+    knowledge,
+    placement,
+    relations,
+    remedies,
+    reports,
+    symptoms,
+)
 from stackgraph.graph.answering.context import (
     DESCRIBED_COVERAGE,
     NAME_PART,
@@ -615,6 +624,9 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).
         order = (relations.answer, *order)
+        if ctx.parsed is not None and ctx.parsed.asks_for_remedy:
+            # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool").
+            order = (relations.answer, remedies.remedy, *order[1:])
     for composer in order:
         ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)

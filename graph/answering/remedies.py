@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from rdflib.namespace import SKOS
 
+from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.text import first_sentences, join, without_leading_label
 from stackgraph.graph.lexical import terms
+from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 #: At most this many fixes are each said with what they are.
@@ -110,3 +112,36 @@ def fixes_alongside(ctx: Context, fix: str, said: str = "") -> str:
     verb = "does" if len(others) == 1 else "do"
     also = f", as {verb} {join([ctx.catalog.display(o) for o in others])}" if others else ""
     return f"{ctx.catalog.display(fix)} fixes {ctx.catalog.display(problem)}{also}."
+
+
+#: At most this many of a problem's likely causes have their fixes said.
+CAUSES_FIXED = 2
+
+
+def remedy(ctx: Context) -> Answer | None:
+    """The answer to "what fixes it?", "any solution?", "what tool fixes that?" about a problem:
+    what mitigates it, and what mitigates its likely causes; None when the question asks no fix,
+    is not about a problem, or the graph names no fix. The checks of the problem are another
+    question ("how do I confirm it?"), answered by the diagnose answerer."""
+    if ctx.parsed is None or not ctx.parsed.asks_for_remedy or not ctx.candidates:
+        return None
+    iri = ctx.candidates[0].iri
+    if iri not in ctx.engine.problems:
+        return None
+    parts: list[str] = []
+    own = fixes_for(ctx, iri)
+    if own:
+        parts.append(own)
+    facts = ctx.facts(iri)
+    fixed = 0
+    for cause in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause):
+        fix = fixes_for(ctx, cause, " ".join(parts))
+        if fix and fix not in parts:
+            ctx.evidence.fact(iri, SG.likelyCause, cause)
+            parts.append(fix)
+            fixed += 1
+            if fixed == CAUSES_FIXED:
+                break
+    if not parts:
+        return None
+    return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8)
