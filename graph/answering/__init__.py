@@ -620,13 +620,12 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
     else:
         primary = COMPOSERS.get(intent) if intent else None
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
+        # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool").
+        remedy = (remedies.remedy,) if ctx.parsed is not None and ctx.parsed.asks_for_remedy else ()
         # "what does the GPU Operator deploy?": the edges of the relation its verb names answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).
-        order = (relations.answer, *order)
-        if ctx.parsed is not None and ctx.parsed.asks_for_remedy:
-            # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool").
-            order = (relations.answer, remedies.remedy, *order[1:])
+        order = (relations.answer, *remedy, *order)
     for composer in order:
         ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)
