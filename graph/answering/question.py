@@ -144,7 +144,7 @@ class Question:
         """Whether it says "it", "that", "those" ...: words that point back at something said
         before ("how do I check it?")."""
         words = self.normalized.split()
-        if _CHOOSES_AMONG.search(self.normalized):
+        if self.chooses_among:
             return True  # "which one would I use?": one of the things just named
         return any(w in _REFERS_BACK and not _anticipatory(words, i) for i, w in enumerate(words))
 

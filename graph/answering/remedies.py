@@ -133,11 +133,15 @@ def remedy(ctx: Context) -> Answer | None:
     if own:
         parts.append(own)
     facts = ctx.facts(iri)
+    # Each cause once, with the edge that names it (a triage branch suggests, a symptom's is likely).
+    causes = {c: SG.likelyCause for c in facts.iris(SG.likelyCause)}
+    for cause in facts.iris(SG.suggestsCause):
+        causes.setdefault(cause, SG.suggestsCause)
     fixed = 0
-    for cause in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause):
+    for cause, predicate in causes.items():
         fix = fixes_for(ctx, cause, " ".join(parts))
-        if fix and fix not in parts:
-            ctx.evidence.fact(iri, SG.likelyCause, cause)
+        if fix:
+            ctx.evidence.fact(iri, predicate, cause)
             parts.append(fix)
             fixed += 1
             if fixed == CAUSES_FIXED:

@@ -221,11 +221,14 @@ def _writes_part_of_a_name(ctx: Context, hits: list[Hit]) -> bool:
         for w in ctx.parsed.normalized.split()
         if w not in ctx.engine.common_words and not set(terms(w)) & named
     }
+    holding: dict[str, list[str]] = {}  # the names holding each word, looked up once
     for hit in hits:
         for term in shared_words(ctx, hit):
-            if any(terms(w) == [term] for w in written) and hit.passage.subject in names_holding(
-                ctx.engine, term
-            ):
+            if not any(terms(w) == [term] for w in written):
+                continue
+            if term not in holding:
+                holding[term] = names_holding(ctx.engine, term)
+            if hit.passage.subject in holding[term]:
                 return True
     return False
 

@@ -401,9 +401,9 @@ def diagnose(ctx: Context) -> Answer | None:
             continue
         target = descend(ctx, iri) if ctx.catalog.is_a(iri, SG.Symptom) else iri
         facts = ctx.facts(target)
-        for diag in facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook):
-            found.append((diag, target))
-        if not facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook):
+        checks = facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook)
+        found += [(diag, target) for diag in checks]
+        if not checks:
             # A practice is carried out with the commands and tools it uses ("Treat the plan as the
             # review artifact": terraform plan -out, terraform show -json, jq): those are its how-to.
             found += [(d, target) for d in facts.iris(SG.uses) if ctx.catalog.is_a(d, SG.Diagnostic)]
