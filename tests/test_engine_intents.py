@@ -348,6 +348,12 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
         ("describe the issue: NCCL hangs on 16 nodes", None),
         ("describe what NVLink does", "define"),
         ("explain the KV cache", "define"),
+        # A pasted command's verb asks nothing: the report around it is the question.
+        ("pod still pending. [root@node k8s]# kubectl describe pod tf-notebook Name: tf-notebook", None),
+        ("I ran kubectl describe node and the GPU count is 0", None),
+        ("ok, can you explain what NVLink is?", "define"),
+        ("hi, explain the KV cache to me", "define"),
+        ("NCCL hangs on 16 nodes. Please explain PFC.", "define"),
     ],
 )
 def test_an_issue_templates_heading_is_no_definition_request(question: str, intent: str | None) -> None:

@@ -820,6 +820,64 @@ def test_asking_for_a_fix_of_a_problem_gives_what_mitigates_its_causes(engine: E
     assert asked >= 3
 
 
+@pytest.mark.slow
+def test_a_report_naming_a_problem_with_no_fix_gets_the_fix_of_the_problem_it_describes(
+    semantic_engine: Engine,
+) -> None:
+    """ "how do we prevent it?" after a report that names a problem the graph fixes nothing of
+    (a cause in a pod's events) while describing another in its words: the fix of the described
+    one answers. Built from the graph: every symptom with a fix, described by its label beside a
+    problem without one."""
+    engine = semantic_engine
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Candidate, Context
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.question import Question
+
+    def fixes_of(iri: str) -> list[str]:
+        facts = fetch(engine, iri)
+        causes = facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause)
+        return facts.incoming(SG.mitigates) + [
+            f for c in causes for f in fetch(engine, c).incoming(SG.mitigates)
+        ]
+
+    named = next(iri for iri in sorted(engine.problems) if not fixes_of(iri))
+    asked = 0
+    for iri in sorted(engine.catalog.records):
+        fixes = fixes_of(iri) if engine.catalog.is_a(iri, SG.Symptom) else []
+        if not fixes:
+            continue
+        question = (
+            f"{engine.catalog.label(iri)}, and {engine.catalog.label(named)} too. how do we prevent it?"
+        )
+        parsed = Question.parse(engine, question, None)
+        ctx = Context(engine, question, None, 0.0, [Candidate(named, 0.95, "exact")], None, parsed=parsed)
+        answer = reports.remedy_described(ctx)
+        assert answer is not None and "What fixes" in answer.answer, (question, answer)
+        assert any(engine.catalog.label(f) in answer.answer for f in fixes), answer.answer
+        assert any(f.predicate == str(SG.mitigates) for f in answer.facts)
+        asked += 1
+    assert asked >= 10
+    # Asked after an earlier turn, "what fixes it?" describes nothing of its own.
+    question = "and how do we prevent it?"
+    parsed = Question.parse(engine, question, None)
+    ctx = Context(
+        engine, question, None, 0.0, [Candidate(named, 0.95, "conversation")], None, True, parsed=parsed
+    )
+    assert reports.remedy_described(ctx) is None
+
+
+def test_an_answer_naming_a_fix_is_kept_against_one_naming_none_when_a_fix_is_asked(engine: Engine) -> None:
+    from stackgraph.graph.answering import compete
+
+    fixing = engine.ask("what fixes a partially scheduled distributed job?")
+    other = engine.ask("what is a pending pod?")
+    assert compete.names_fix(fixing) and not compete.names_fix(other)
+    question = ["pending", "pod", "pod", "event", "schedul", "prevent"]
+    assert compete.better(engine, question, fixing, other, asks_fix=True) is fixing
+    assert compete.better(engine, question, fixing, other, asks_fix=False) is other
+
+
 def test_a_follow_up_asking_what_fixes_it_gets_the_fix_not_the_checks(engine: Engine) -> None:
     """ "which tool would fix it?" reads like a request for checks ("tool"), but asks for a fix."""
     conversation = Conversation()

@@ -665,6 +665,13 @@ def test_asked_for_a_remedy_the_answer_names_what_fixes_one_of_several_causes(en
     assert any(f.predicate.endswith("#mitigates") for f in asked.facts)
 
 
+def test_a_collective_named_in_a_report_asks_for_no_remedy(engine: Engine) -> None:
+    # "all-reduce" and "reduce-scatter" name collectives; "reduce" alone asks to make less of something.
+    assert not Question.parse(engine, "our all-reduce got 3x slower overnight").asks_for_remedy
+    assert not Question.parse(engine, "reduce-scatter stalls on 16 nodes").asks_for_remedy
+    assert Question.parse(engine, "how do we reduce the time to first token?").asks_for_remedy
+
+
 def test_fixes_defined_alike_are_explained_once(engine: Engine) -> None:
     answer = engine.ask("retrieval takes too long per query, how can we improve it?").answer
     assert "HNSW" in answer and "IVFPQ" in answer

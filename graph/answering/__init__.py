@@ -410,7 +410,14 @@ def _answer(
     # MCP?" asks for one property of MCP.
     asked_to_define = guess.intent == intents.DEFINE and not parsed.residual_terms
     chosen = compete.better(
-        engine, parsed.content_terms, answer, proposal, weak, asked_to_define, parsed.naming
+        engine,
+        parsed.content_terms,
+        answer,
+        proposal,
+        weak,
+        asked_to_define,
+        parsed.naming,
+        parsed.asks_for_remedy,
     )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
@@ -621,7 +628,11 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         primary = COMPOSERS.get(intent) if intent else None
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
         # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool").
-        remedy = (remedies.remedy,) if ctx.parsed is not None and ctx.parsed.asks_for_remedy else ()
+        remedy = (
+            (remedies.remedy, reports.remedy_described)
+            if ctx.parsed is not None and ctx.parsed.asks_for_remedy
+            else ()
+        )
         # "what does the GPU Operator deploy?": the edges of the relation its verb names answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).

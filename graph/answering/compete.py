@@ -60,6 +60,7 @@ def better(
     described: bool = False,
     asked_to_define: bool = False,
     naming: Mapping[str, Iterable[str]] | None = None,
+    asks_fix: bool = False,
 ) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins).
 
@@ -67,11 +68,15 @@ def better(
     meaning or word overlap), not one it names; it then loses ties too. ``asked_to_define``: the
     question asks what its subject is and nothing more ("what is it?"). ``naming`` maps each entity
     the question names to the terms that named it: an answer about that entity says those words
-    by being about it, whatever its text calls it."""
+    by being about it, whatever its text calls it. ``asks_fix``: the question asks for a fix ("how
+    to prevent it?"); an answer naming one is not replaced by one naming none, however many more
+    of the report's words that one repeats."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
         return challenger
+    if asks_fix and names_fix(first) and not names_fix(challenger):
+        return first
     mine_about, theirs_about = subject(first), subject(challenger)
     # The more specific answer keeps its place (a triage branch against its symptom's passage),
     # unless it is only a fallback definition of something named in passing: "Milvus is a vector
@@ -104,6 +109,15 @@ def better(
         # the one matched on the question's words and meaning at once.
         return challenger
     return challenger if theirs > mine + MARGIN else first
+
+
+#: The edge from a fix to the problem it fixes (``SG.mitigates``; spelled out to keep this a leaf).
+MITIGATES = "https://w3id.org/stackgraph/ns#mitigates"
+
+
+def names_fix(answer: Answer) -> bool:
+    """Whether the answer rests on a fix of a problem (an ``sg:mitigates`` fact)."""
+    return any(f.predicate == MITIGATES for f in answer.facts)
 
 
 def _named_terms(answer: Answer, naming: Mapping[str, Iterable[str]] | None) -> set[str]:

@@ -139,8 +139,11 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             _OPENING + r"(what|who)(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do)\b"
             r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
             r"|\bdefine\b|\bdefinition\b|\bmeaning of\b|\bused for\b|\btell me about\b"
+            # "explain"/"describe" asks for a description when it opens a sentence or is asked of
+            # someone ("can you explain"); "kubectl describe pod" in a pasted log asks nothing.
             # "Describe the bug" heads an issue template: the report that follows asks no definition.
-            r"|\b(?:explain|describe)\b(?!\s+(?:the|your|this)\s+(?:bug|issue|problem|error|feature|behaviou?r|change))",
+            r"|(?:" + _OPENING + r"|[.?!:]\s+|\b(?:you|someone|anyone|somebody|please|pls|me|to)\s+)(?:explain|describe)\b"
+            r"(?!\s+(?:the|your|this)\s+(?:bug|issue|problem|error|feature|behaviou?r|change))",
             _I,
         ),
     ),
@@ -241,7 +244,9 @@ def asks_for_advice(question: str) -> bool:
 #: Words asking for a remedy rather than an explanation: "are there any solutions?", "how can we
 #: improve this?", "how do I avoid it?".
 _REMEDY = re.compile(
-    r"\b(solutions?|solve|fix|fixes|workarounds?|improve|speed (it |this |that )?up|reduce|avoid|prevent|mitigate|optimi[sz]e)\b",
+    # "all-reduce" and "reduce-scatter" name collectives, not a wish to reduce something.
+    r"\b(solutions?|solve|fix|fixes|workarounds?|improve|speed (it |this |that )?up|(?<!-)reduce(?!-)|avoid|prevent"
+    r"|mitigate|optimi[sz]e)\b",
     _I,
 )
 

@@ -128,8 +128,15 @@ def remedy(ctx: Context) -> Answer | None:
     iri = ctx.candidates[0].iri
     if iri not in ctx.engine.problems:
         return None
+    parts = fixes_of_problem(ctx, iri)
+    return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8) if parts else None
+
+
+def fixes_of_problem(ctx: Context, iri: str, said: str = "") -> list[str]:
+    """What mitigates a problem and what mitigates its likely causes, a sentence each; empty when
+    the graph names no fix."""
     parts: list[str] = []
-    own = fixes_for(ctx, iri)
+    own = fixes_for(ctx, iri, said)
     if own:
         parts.append(own)
     facts = ctx.facts(iri)
@@ -139,13 +146,11 @@ def remedy(ctx: Context) -> Answer | None:
         causes.setdefault(cause, SG.suggestsCause)
     fixed = 0
     for cause, predicate in causes.items():
-        fix = fixes_for(ctx, cause, " ".join(parts))
+        fix = fixes_for(ctx, cause, " ".join([said, *parts]))
         if fix:
             ctx.evidence.fact(iri, predicate, cause)
             parts.append(fix)
             fixed += 1
             if fixed == CAUSES_FIXED:
                 break
-    if not parts:
-        return None
-    return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8)
+    return parts
