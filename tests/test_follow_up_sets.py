@@ -12,6 +12,7 @@ them in CI; here the same judge reads answers from one engine in this process. T
   blind at 27/36 when it arrived;
 - ``follow_ups_blind7.jsonl``: 36 more (six off-topic), scored blind at 33/36 when it arrived.
 - ``follow_ups_blind9.jsonl``: 36 more (five off-topic), scored blind at 29/36 when it arrived.
+- ``follow_ups_blind10.jsonl``: 36 more (six off-topic), scored blind at 30/36 when it arrived.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ BARS = {
     "follow_ups_blind6.jsonl": 0.72,
     "follow_ups_blind7.jsonl": 0.85,
     "follow_ups_blind9.jsonl": 0.75,
+    "follow_ups_blind10.jsonl": 0.80,
 }
 
 
