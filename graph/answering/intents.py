@@ -142,7 +142,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # "explain"/"describe" asks for a description when it opens a sentence or is asked of
             # someone ("can you explain"); "kubectl describe pod" in a pasted log asks nothing.
             # "Describe the bug" heads an issue template: the report that follows asks no definition.
-            r"|(?:" + _OPENING + r"|[.?!:]\s+|\b(?:you|someone|anyone|somebody|please|pls|me|to)\s+)(?:explain|describe)\b"
+            r"|(?:"
+            + _OPENING
+            + r"|[.?!:]\s+|\b(?:you|someone|anyone|somebody|please|pls|me|to)\s+)(?:explain|describe)\b"
             r"(?!\s+(?:the|your|this)\s+(?:bug|issue|problem|error|feature|behaviou?r|change))",
             _I,
         ),
