@@ -678,6 +678,17 @@ def test_fixes_defined_alike_are_explained_once(engine: Engine) -> None:
     assert answer.count("trades off query speed vs recall accuracy") == 1
 
 
+def test_a_question_naming_several_things_of_the_graph_is_about_them(engine: Engine) -> None:
+    # Asked of two things together in words the passages match poorly ("downsides of k8s and
+    # slurm on each node"), the question is still about them: their fallback answer stands.
+    from stackgraph.graph.answering import _names_several
+
+    assert _names_several(engine, Question.parse(engine, "downsides of k8s and slurm on each node?"))
+    assert not _names_several(engine, Question.parse(engine, "downsides of slurm on each node?"))
+    # A name the graph lacks beside them says the question is about something else.
+    assert not _names_several(engine, Question.parse(engine, "what is FlurboNet for k8s and slurm?"))
+
+
 @pytest.mark.slow
 def test_a_lone_passage_match_with_no_meaning_in_common_is_declined(semantic_engine: Engine) -> None:
     # "mount" is the only word "how tall is Mount Everest?" shares with "CSI mounts storage",

@@ -285,6 +285,16 @@ def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str
     return tuple(foreign) if foreign and not known else None
 
 
+def _names_several(engine: Engine, parsed: Question) -> bool:
+    """Whether the question names two or more different things of the graph surely, and no
+    name the graph lacks: a question asked of them together ("what are the disadvantages of k8s
+    and slurm on each node?") is about them, however unsure the passages are of the rest."""
+    if parsed.unknown_names:
+        return False
+    sure = {m.iri for m in parsed.mentions if m.how in NAMED_HOW and m.score >= STRONG_LINK}
+    return len(sure) >= 2
+
+
 def _is_report(parsed: Question, intent: str | None) -> bool:
     """Whether the question reports what happened rather than asks for a definition, a place or
     a listing: in words of trouble ("our InfiniBand links keep flapping"), or at length. What
@@ -404,6 +414,8 @@ def _answer(
         unanswered = _nothing_behind(engine, ctx, parsed)
         if unanswered == () and _is_report(parsed, guess.intent) and reports.checkable_named(ctx):
             unanswered = None  # only the passages were unsure: what it names, and its checks, stand
+        elif unanswered == () and _names_several(engine, parsed):
+            unanswered = None  # "k8s and slurm on each node?": a question about what it names
         if unanswered is not None:
             answer = declined(engine, text, intent=guess.intent, unknown=unanswered)
     # "what is it?" asks for a definition and nothing more; "what is the most common threat in
