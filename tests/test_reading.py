@@ -142,6 +142,16 @@ def test_a_follow_up_in_ordinary_words_with_one_the_graph_never_uses_leans_on_co
     assert follow.context
 
 
+def test_a_follow_up_asking_for_the_checks_in_words_of_checking_leans_on_context(engine: Engine) -> None:
+    # "tools", "commands", "run", "verify" say what kind of answer is asked (checks), not a new
+    # subject that the last one's statements lack.
+    follow = _follow_up(
+        engine, "all-reduce got slow across nodes, I suspect the links", "which commands do i run to verify?"
+    )
+    assert follow.answered and follow.context
+    assert "ibstat" in follow.answer or "nccl-tests" in follow.answer
+
+
 def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
     follow = _follow_up(engine, "what is PFC?", "can you recommend a good pasta recipe?")
     assert not follow.answered
