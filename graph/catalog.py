@@ -63,10 +63,16 @@ _WORD = re.compile(r"[a-z0-9]+(?:[._/+-][a-z0-9]+)*")
 
 def normalize(text: str) -> str:
     """Fold a label or a question to the form names are matched in: lower case, ASCII quotes,
-    punctuation other than in-word dots, dashes, slashes and plus signs dropped, single spaces."""
+    punctuation other than in-word dots, dashes, slashes and plus signs dropped, codes in the
+    plural said once ("429s" is 429), single spaces."""
     text = unicodedata.normalize("NFKC", text).lower()
     text = text.replace("’", "'").replace("–", "-").replace("—", "-").replace("&", " and ")
+    text = _CODES.sub(r"\1", text)
     return " ".join(_WORD.findall(text))
+
+
+#: A status or error code said in the plural ("getting 429s", "502s and 504s"): the code itself.
+_CODES = re.compile(r"\b(\d{3})s\b")
 
 
 @dataclass

@@ -1071,3 +1071,15 @@ def test_one_swapped_pair_in_a_run_of_words_still_names_it(engine: Engine, text:
 )
 def test_who_does_a_task_asks_for_a_part_of_the_stack(engine: Engine, question: str, person: bool) -> None:
     assert Question.parse(engine, question).asks_for_person is person
+
+
+@pytest.mark.parametrize(
+    ("question", "code"),
+    [("we keep getting 429s from the gateway", "429"), ("lots of 504s on long replies", "504")],
+)
+def test_a_status_code_said_in_the_plural_names_its_symptom(engine: Engine, question: str, code: str) -> None:
+    from stackgraph.graph.catalog import normalize
+
+    assert f" {code} " in f" {normalize(question)} "
+    mentions = Question.parse(engine, question).mentions
+    assert any(code in engine.catalog.label(m.iri) for m in mentions), mentions
