@@ -885,3 +885,20 @@ def test_a_follow_up_asking_what_fixes_it_gets_the_fix_not_the_checks(engine: En
     follow = engine.ask("which tool would fix it in kubernetes?", conversation)
     assert follow.answered and "What fixes" in follow.answer, follow.answer
     assert "Volcano" in follow.answer or "gang scheduling" in follow.answer
+
+
+def test_how_to_check_a_metric_names_the_tools_that_read_it(engine: Engine) -> None:
+    """A metric is read with tools: "how do I check the VRAM allocation?" names them (DCGM
+    Exporter, nvidia-smi), not only the metric. Built from the graph: every metric with tools."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    asked = 0
+    for iri in sorted(engine.catalog.records):
+        tools = fetch(engine, iri).iris(SG.diagnosedBy) if engine.catalog.is_a(iri, SG.Metric) else []
+        if not tools:
+            continue
+        answer = engine.ask(f"how do I check the {engine.catalog.label(iri)}?")
+        assert any(engine.catalog.label(t) in answer.answer for t in tools[:2]), answer.answer
+        assert any(f.predicate == str(SG.diagnosedBy) and f.subject == iri for f in answer.facts)
+        asked += 1
+    assert asked >= 3

@@ -390,6 +390,10 @@ def _tools_for(ctx: Context, iri: str, facts: EntityFacts, record: bool = True) 
     return join(named[:TOOLS_NAMED], "or")
 
 
+#: At most this many of the tools that read a metric are named beside it.
+METRIC_TOOLS = 2
+
+
 def diagnose(ctx: Context) -> Answer | None:
     """Commands, tools and metrics for what the question names, else for what it describes."""
     found: list[tuple[str, str]] = []  # (diagnostic, subject it checks)
@@ -398,6 +402,8 @@ def diagnose(ctx: Context) -> Answer | None:
         iri = cand.iri
         if ctx.catalog.is_a(iri, SG.Diagnostic):
             found.append((iri, iri))
+            # A metric is read with tools ("how do I monitor GPU usage?": DCGM Exporter, nvidia-smi).
+            found += [(tool, iri) for tool in ctx.facts(iri).iris(SG.diagnosedBy)[:METRIC_TOOLS]]
             continue
         target = descend(ctx, iri) if ctx.catalog.is_a(iri, SG.Symptom) else iri
         facts = ctx.facts(target)
