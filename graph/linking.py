@@ -653,6 +653,8 @@ class Linker:
                 chunk = words[start : start + size]
                 if all(w in STOPWORDS for w in chunk):
                     continue
+                if size > 1 and (chunk[0] in STOPWORDS or chunk[-1] in STOPWORDS):
+                    continue  # "accelerate our" is no slip of "accelerator": a name's run holds its own words
                 form = " ".join(chunk)
                 if size == 1 and (form in STOPWORDS or form in common or len(form) < 4):
                     continue

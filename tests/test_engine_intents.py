@@ -217,6 +217,14 @@ def test_fuzzy_spelling(engine: Engine) -> None:
     assert "L5" in ask(engine, "where does NCLL fit").answer
 
 
+def test_a_run_of_words_ending_in_a_stopword_is_no_misspelling_of_a_name(engine: Engine) -> None:
+    # "accelerate our" is 88% alike to "accelerator" once the space is gone, but "our" is no part
+    # of a name: a run of words slips into a name only with words of its own.
+    mentions = engine.linker.mentions("vllm really accelerate our deploy work")
+    assert not any(m.how == "fuzzy" and "our" in m.surface.split() for m in mentions), mentions
+    assert any(m.how == "fuzzy" for m in engine.linker.mentions("what is kv cahce"))
+
+
 def test_a_near_miss_of_a_name_with_digits_is_not_taken_for_it(engine: Engine) -> None:
     """Names with digits are identifiers (H100 and H200, gpu-000005 and gpu-000006): one digit
     off names another thing, so it is no misspelling, while a letter typo still is (NCLL)."""
