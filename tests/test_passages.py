@@ -902,3 +902,29 @@ def test_how_to_check_a_metric_names_the_tools_that_read_it(engine: Engine) -> N
         assert any(f.predicate == str(SG.diagnosedBy) and f.subject == iri for f in answer.facts)
         asked += 1
     assert asked >= 3
+
+
+def test_a_comparison_says_what_the_two_share(engine: Engine) -> None:
+    """Alternatives are compared by what they share as well as where each sits: "Both vLLM and
+    Triton Inference Server implement continuous batching ...". Built from the graph: every pair
+    of alternatives sharing an implements, uses or mitigates edge."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    asked = 0
+    for a in sorted(engine.catalog.records):
+        for b in fetch(engine, a).iris(SG.alternativeTo):
+            shared = [
+                o
+                for p in (SG.implements, SG.uses, SG.mitigates)
+                for o in fetch(engine, a).iris(p)
+                if o in fetch(engine, b).iris(p)
+            ]
+            if not shared:
+                continue
+            answer = engine.ask(f"compare {engine.catalog.label(a)} and {engine.catalog.label(b)}")
+            if answer.intent != "compare":
+                continue
+            assert "Both " in answer.answer, answer.answer
+            assert engine.catalog.display(shared[0]) in answer.answer, answer.answer
+            asked += 1
+    assert asked >= 2

@@ -326,7 +326,37 @@ def compare(ctx: Context) -> Answer | None:
     related = _direct_relation(ctx, subjects[0].iri, subjects[1].iri)
     if related:
         lines.append(related)
+    shared = _shared(ctx, subjects[0].iri, subjects[1].iri)
+    if shared:
+        lines.append(shared)
     return ctx.answer("\n".join(lines), intents.COMPARE, min(c.score for c in subjects))
+
+
+#: Edges two things compared can share, with the verb that says so of both.
+_SHARED = (
+    (SG.implements, "implement"),
+    (SG.uses, "use"),
+    (SG.mitigates, "fix"),
+)
+
+
+def _shared(ctx: Context, a: str, b: str) -> str:
+    """What two things compared have in common in the graph: "Both vLLM and Triton Inference
+    Server implement continuous batching and PagedAttention." (a comparison of alternatives is
+    as much what they share as where each sits); empty when they share no edge."""
+    parts = []
+    for predicate, verb in _SHARED:
+        theirs = set(ctx.facts(b).iris(predicate))
+        common = [o for o in ctx.facts(a).iris(predicate) if o in theirs]
+        for other in common:
+            ctx.evidence.fact(a, predicate, other)
+            ctx.evidence.fact(b, predicate, other)
+            ctx.evidence.entity(other)
+        if common:
+            parts.append(f"{verb} {join([ctx.catalog.display(o) for o in common])}")
+    if not parts:
+        return ""
+    return sentence(f"Both {ctx.catalog.display(a)} and {ctx.catalog.display(b)} {join(parts)}")
 
 
 def _direct_relation(ctx: Context, a: str, b: str) -> str | None:
