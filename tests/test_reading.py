@@ -152,6 +152,17 @@ def test_a_follow_up_asking_for_the_checks_in_words_of_checking_leans_on_context
     assert "ibstat" in follow.answer or "nccl-tests" in follow.answer
 
 
+def test_a_plural_pointer_after_things_the_follow_up_names_points_at_them(engine: Engine) -> None:
+    # "those" follows the two things the turn names: it asks about them, not about NVLink.
+    question = Question.parse(engine, "and Kueue / Volcano — are those in the control plane?")
+    assert question.points_back and question.points_at_own_names
+    assert not Question.parse(engine, "and Kueue — is it in the control plane?").points_at_own_names
+    assert not Question.parse(engine, "how do those compare to Kueue and Volcano?").points_at_own_names
+    follow = _follow_up(engine, "what is NVLink?", "and Kueue / Volcano — are those in the control plane?")
+    assert follow.answered and follow.context is None
+    assert "NVLink" not in follow.answer[:200] and "Volcano" in follow.answer
+
+
 def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
     follow = _follow_up(engine, "what is PFC?", "can you recommend a good pasta recipe?")
     assert not follow.answered

@@ -704,7 +704,9 @@ def _follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
-    if named and (not parsed.points_back or len(parsed.terms) >= STANDALONE_TERMS):
+    if named and (
+        not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS
+    ):
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True

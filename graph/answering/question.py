@@ -148,6 +148,18 @@ class Question:
             return True  # "which one would I use?": one of the things just named
         return any(w in _REFERS_BACK and not _anticipatory(words, i) for i, w in enumerate(words))
 
+    @property
+    def points_at_own_names(self) -> bool:
+        """Whether its pointing words are plural and follow two or more things it names itself:
+        "observability and security: are those layers too?" asks about those two, not about
+        anything said before."""
+        words = self.normalized.split()
+        pointers = [i for i, w in enumerate(words) if w in _REFERS_BACK and not _anticipatory(words, i)]
+        if not pointers or any(words[i] not in _PLURAL_POINTERS for i in pointers):
+            return False
+        before = {m.iri for m in self.mentions if m.end <= pointers[0]}
+        return len(before) >= 2
+
     def only_foreign(self, engine: Engine) -> bool:
         """Whether the question says some ordinary word the graph never uses and nothing the graph
         knows besides its names and words that only say what is asked ("cost", "going"): "so how
@@ -218,6 +230,7 @@ _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "
 _CHOOSES_AMONG = re.compile(r"\b(?:which|that|the other|either|neither)\s+(?:one|ones|of the two)\b")
 #: Words that point back at the conversation's subject ("can it run on a desktop?").
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
+_PLURAL_POINTERS = frozenset({"they", "them", "these", "those"})
 #: Words after "is it" that make the "it" stand for what follows, not for anything said before:
 #: "is it worth refinancing my mortgage?", "is it possible to ...", "is it normal that ...".
 _ANTICIPATED = frozenset(
