@@ -163,6 +163,24 @@ def test_a_plural_pointer_after_things_the_follow_up_names_points_at_them(engine
     assert "NVLink" not in follow.answer[:200] and "Volcano" in follow.answer
 
 
+def test_a_new_topic_about_a_thing_the_graph_lacks_is_declined_after_other_turns(engine: Engine) -> None:
+    # The turn names Kafka, but its subject is a novel summary for a book club: a new topic.
+    follow = _follow_up(
+        engine,
+        "what does Kafka do in the migration",
+        "and how do I write a kafka novel summary for my book club?",
+    )
+    assert not follow.answered
+    # Too little to tell a new topic: one foreign word, or a head word the graph uses.
+    from stackgraph.graph.answering import _new_foreign_topic
+
+    assert _new_foreign_topic(engine, Question.parse(engine, "what should I set my home AC thermostat to?"))
+    assert not _new_foreign_topic(
+        engine, Question.parse(engine, "what else do we need to lock down the registry")
+    )
+    assert not _new_foreign_topic(engine, Question.parse(engine, "how do i tell a sw bug from a bad link?"))
+
+
 def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
     follow = _follow_up(engine, "what is PFC?", "can you recommend a good pasta recipe?")
     assert not follow.answered

@@ -38,7 +38,7 @@ from stackgraph.graph.answering.context import (
     names_holding,
 )
 from stackgraph.graph.answering.evidence import Evidence
-from stackgraph.graph.answering.question import Question
+from stackgraph.graph.answering.question import Question, foreign_word
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
@@ -295,6 +295,20 @@ def _names_several(engine: Engine, parsed: Question) -> bool:
     return len(sure) >= 2
 
 
+def _new_foreign_topic(engine: Engine, parsed: Question) -> bool:
+    """Whether a turn that does not lean on the conversation introduces a thing the graph lacks,
+    said in two or more words whose head is foreign to it ("my home AC thermostat", "a gaming
+    pc", "a user's password"): a change of topic. One word ("to lock down") or a head the graph
+    uses ("a sw bug") is too little to tell."""
+    subject = parsed.foreign_subject(engine, ordinary=True)
+    words = subject.split() if subject else []
+    return len(words) >= FOREIGN_TOPIC_WORDS and foreign_word(engine, words[-1])
+
+
+#: Words a foreign subject needs for a turn after others to be a new topic outside the graph.
+FOREIGN_TOPIC_WORDS = 2
+
+
 def _is_report(parsed: Question, intent: str | None) -> bool:
     """Whether the question reports what happened rather than asks for a definition, a place or
     a listing: in words of trouble ("our InfiniBand links keep flapping"), or at length. What
@@ -451,6 +465,10 @@ def _answer(
     outside = reports.outside_the_graph(engine, text, margin) if judged else None
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
+    if after_turns and answer.answered and _new_foreign_topic(engine, parsed):
+        # "ok and what should I set my home AC thermostat to?" after a question on rack power: a
+        # new topic whose subject is a thing the graph lacks, whatever words of it the turn says.
+        answer = declined(engine, text, intent=guess.intent)
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
     return answer, parsed

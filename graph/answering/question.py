@@ -211,7 +211,7 @@ class Question:
             said = [phrase[-1], *modifiers]
             if ordinary:  # only plain English counts, not a name the graph lacks ("the gdrcopy")
                 said = [w for w in said if w in engine.common_words]
-            if any(_foreign_word(engine, w) for w in said):
+            if any(foreign_word(engine, w) for w in said):
                 return " ".join(phrase)
         return None
 
@@ -464,7 +464,7 @@ def _graph_uses(engine: Engine, stems: list[str]) -> bool:
     return any(t in idf or any(s in idf for s in table.get(t, ())) for t in stems)
 
 
-def _foreign_word(engine: Engine, word: str) -> bool:
+def foreign_word(engine: Engine, word: str) -> bool:
     """Whether a word of a phrase says a thing outside the graph: a plain word (no number or
     identifier) the graph never uses, that does not only say what is asked ("the best way") and
     is no slip of the keys for a word it does."""
