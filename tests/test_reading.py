@@ -709,6 +709,10 @@ def test_a_collective_named_in_a_report_asks_for_no_remedy(engine: Engine) -> No
     assert not Question.parse(engine, "our all-reduce got 3x slower overnight").asks_for_remedy
     assert not Question.parse(engine, "reduce-scatter stalls on 16 nodes").asks_for_remedy
     assert Question.parse(engine, "how do we reduce the time to first token?").asks_for_remedy
+    # Asking how to handle or deal with a problem asks for its fix; "which layer handles it" does not.
+    assert Question.parse(engine, "how to handle long pending pods in a job?").asks_for_remedy
+    assert Question.parse(engine, "how do we deal with flapping links?").asks_for_remedy
+    assert not Question.parse(engine, "which layer handles rate limiting?").asks_for_remedy
 
 
 def test_fixes_defined_alike_are_explained_once(engine: Engine) -> None:
