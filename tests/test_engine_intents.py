@@ -362,6 +362,15 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
         ("ok, can you explain what NVLink is?", "define"),
         ("hi, explain the KV cache to me", "define"),
         ("NCCL hangs on 16 nodes. Please explain PFC.", "define"),
+        # A feature request template's other headings ask no definition either.
+        (
+            "[FEATURE] faster loads. Is your feature request related to a problem? Please describe: it is slow",
+            None,
+        ),
+        (
+            "Describe the solution you'd like: use NVMe-oF. Describe alternatives you've considered: none",
+            None,
+        ),
     ],
 )
 def test_an_issue_templates_heading_is_no_definition_request(question: str, intent: str | None) -> None:

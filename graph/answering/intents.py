@@ -145,7 +145,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|(?:"
             + _OPENING
             + r"|[.?!:]\s+|\b(?:you|someone|anyone|somebody|please|pls|me|to)\s+)(?:explain|describe)\b"
-            r"(?!\s+(?:the|your|this)\s+(?:bug|issue|problem|error|feature|behaviou?r|change))",
+            # Nor do its other headings ("Please describe.", "Describe the solution you'd like",
+            # "Describe alternatives you've considered").
+            r"(?!\s*[.:]|\s+(?:(?:the|your|this|any)\s+)?(?:bug|issue|problem|error|feature|behaviou?r|change"
+            r"|solution|alternatives?|expected|steps|environment|context))",
             _I,
         ),
     ),
