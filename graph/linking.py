@@ -295,6 +295,12 @@ def _neighbouring_keys() -> dict[str, set[str]]:
 _NEAR_KEYS = _neighbouring_keys()
 
 
+def _english(word: str, common: frozenset[str]) -> bool:
+    """Whether a word is plain English: in the vocabulary, or the plural of a word that is
+    ("docs", "repos", "configs"; the model's vocabulary often holds only the singular)."""
+    return word in common or (word.endswith("s") and (word[:-1] in common or word[:-2] in common))
+
+
 def _slip_of_the_keys(typed: str, name: str) -> bool:
     """Whether a short word one edit from a name reads as that name mistyped. Longer words and
     letters added, dropped or swapped always do; a changed letter in a short word must be a key
@@ -656,7 +662,7 @@ class Linker:
                 if size > 1 and (chunk[0] in STOPWORDS or chunk[-1] in STOPWORDS):
                     continue  # "accelerate our" is no slip of "accelerator": a name's run holds its own words
                 form = " ".join(chunk)
-                if size == 1 and (form in STOPWORDS or form in common or len(form) < 4):
+                if size == 1 and (form in STOPWORDS or _english(form, common) or len(form) < 4):
                     continue
                 candidates.append((size, start, form))
         best = self._closest_names(candidates)

@@ -225,6 +225,12 @@ def test_a_run_of_words_ending_in_a_stopword_is_no_misspelling_of_a_name(engine:
     assert any(m.how == "fuzzy" for m in engine.linker.mentions("what is kv cahce"))
 
 
+def test_the_plural_of_an_english_word_is_no_misspelling_of_a_name(engine: Engine) -> None:
+    # "docs" is one letter from "doca" (MOFED/DOCA), but it is the plural of "doc".
+    mentions = engine.linker.mentions("I have read all the k8s docs twice")
+    assert not any(m.how == "fuzzy" and m.surface == "docs" for m in mentions), mentions
+
+
 def test_a_near_miss_of_a_name_with_digits_is_not_taken_for_it(engine: Engine) -> None:
     """Names with digits are identifiers (H100 and H200, gpu-000005 and gpu-000006): one digit
     off names another thing, so it is no misspelling, while a letter typo still is (NCLL)."""
