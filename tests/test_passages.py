@@ -928,3 +928,31 @@ def test_a_comparison_says_what_the_two_share(engine: Engine) -> None:
             assert engine.catalog.display(shared[0]) in answer.answer, answer.answer
             asked += 1
     assert asked >= 2
+
+
+def test_a_triage_branch_with_no_checks_near_it_is_looked_at_as_its_symptom(engine: Engine) -> None:
+    """ "time going to retrieval" has no checks of its own nor beside it: the symptom it branches
+    from is first looked at in a trace, and the answer says so and whose checks they are. Built
+    from the graph: every such branch of a symptom with checks."""
+    from stackgraph.graph.answering import symptoms
+    from stackgraph.graph.answering.context import Candidate, Context
+    from stackgraph.graph.answering.evidence import fetch
+
+    asked = 0
+    for iri in sorted(engine.catalog.records):
+        if not engine.catalog.is_a(iri, SG.TriageBranch):
+            continue
+        ctx = Context(engine, "which layer?", None, 0.0, [Candidate(iri, 0.95, "exact")], None)
+        facts = fetch(engine, iri)
+        if symptoms.where_to_look(ctx, iri, facts, record=False) or symptoms.where_to_look_beside(
+            ctx, iri, ""
+        ):
+            continue
+        text = symptoms.explain_problem(ctx, iri)
+        above = symptoms.where_to_look_above(ctx, iri)
+        if not above:
+            continue
+        assert "Where to look (as for " in text, text
+        assert any(f.predicate == str(SG.branch) and f.object == iri for f in ctx.evidence.facts)
+        asked += 1
+    assert asked >= 3

@@ -232,7 +232,7 @@ def explain_problem(ctx: Context, iri: str) -> str:
     if look:
         parts.append(f"Where to look: {join(look)}.")
     else:
-        beside = where_to_look_beside(ctx, iri, " ".join(parts).lower())
+        beside = where_to_look_beside(ctx, iri, " ".join(parts).lower()) or where_to_look_above(ctx, iri)
         if beside:
             parts.append(beside)
     for note in [n for n in facts.texts(SG.note) if len(n) >= 40][:1]:
@@ -325,6 +325,35 @@ def where_to_look_beside(ctx: Context, iri: str, said: str) -> str:
             for subject, prop, obj in via:
                 ctx.evidence.fact(subject, prop, obj)
             return f"Where to look (as for the related {ctx.catalog.display(other)}): {join(look[:3])}."
+    return ""
+
+
+#: Edges up a triage tree, from a branch to its step and from a step to the one before or its symptom.
+_UP_THE_TREE = (SG.branch, SG.nextStep, SG.triage)
+
+
+def where_to_look_above(ctx: Context, iri: str) -> str:
+    """For a triage branch with no checks near it, the checks of the symptom it branches from:
+    "time going to retrieval" has none, but a slow answer is first looked at in a trace
+    (Langfuse or Arize Phoenix). Empty when no symptom above it has checks."""
+    frontier, path = [iri], {iri: []}
+    for _ in range(len(_UP_THE_TREE) + 1):
+        above = []
+        for node in frontier:
+            for prop in _UP_THE_TREE:
+                for parent in ctx.facts(node).incoming(prop):
+                    if parent not in path:
+                        path[parent] = [*path[node], (parent, str(prop), node)]
+                        above.append(parent)
+        for node in above:
+            facts = ctx.facts(node)
+            if node in ctx.engine.problems and ctx.catalog.is_a(node, SG.Symptom):
+                look = where_to_look(ctx, node, facts)
+                if look:
+                    for subject, prop, obj in path[node]:
+                        ctx.evidence.fact(subject, prop, obj)
+                    return f"Where to look (as for {ctx.catalog.display(node)}): {join(look[:3])}."
+        frontier = above
     return ""
 
 
