@@ -447,6 +447,7 @@ class Linker:
         self.max_words = max(map(str.count, self.forms, itertools.repeat(" ")), default=0) + 1
         #: Names long enough to suggest for a close spelling ("did you mean ...").
         self._fuzzy_choices = [f for f in self.forms if len(f) >= 4]
+        self._name_words = frozenset(w for f in self.forms for w in f.split())
         #: The names a misspelt mention may stand for: those without a digit. A name with digits
         #: is an identifier ("gpu-000005", "H100"), and a near miss of one is another identifier
         #: (gpu-000006, H200), not a typo; they are matched exactly. An inventory of 100k such
@@ -659,8 +660,10 @@ class Linker:
                 chunk = words[start : start + size]
                 if all(w in STOPWORDS for w in chunk):
                     continue
-                if size > 1 and (chunk[0] in STOPWORDS or chunk[-1] in STOPWORDS):
-                    continue  # "accelerate our" is no slip of "accelerator": a name's run holds its own words
+                if size > 1 and any(w in STOPWORDS and w not in self._name_words for w in (chunk[0], chunk[-1])):
+                    # "accelerate our" is no slip of "accelerator": a run's edge words are a name's
+                    # own ("nine layer model"), not "our" or "the".
+                    continue
                 form = " ".join(chunk)
                 if size == 1 and (form in STOPWORDS or _english(form, common) or len(form) < 4):
                     continue
