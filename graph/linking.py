@@ -660,7 +660,9 @@ class Linker:
                 chunk = words[start : start + size]
                 if all(w in STOPWORDS for w in chunk):
                     continue
-                if size > 1 and any(w in STOPWORDS and w not in self._name_words for w in (chunk[0], chunk[-1])):
+                if size > 1 and any(
+                    w in STOPWORDS and w not in self._name_words for w in (chunk[0], chunk[-1])
+                ):
                     # "accelerate our" is no slip of "accelerator": a run's edge words are a name's
                     # own ("nine layer model"), not "our" or "the".
                     continue

@@ -956,3 +956,26 @@ def test_a_triage_branch_with_no_checks_near_it_is_looked_at_as_its_symptom(engi
         assert any(f.predicate == str(SG.branch) and f.object == iri for f in ctx.evidence.facts)
         asked += 1
     assert asked >= 3
+
+
+def test_a_passage_saying_again_what_the_chosen_ones_say_is_left_out(engine: Engine) -> None:
+    """Three statements of one sentence in other words ("liveness probes tuned for a web service
+    kill the pod ...") take the room the checks need: a passage whose words the chosen ones
+    mostly say already is left out when a layer or a thing the answer names says it."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.passages import Hit, Passage
+
+    said = (
+        "Liveness probes tuned for a web service will kill the pod repeatedly before it ever becomes ready."
+    )
+    first = Passage("a", "urn:x:a", "urn:p", said, f"probe: {said}")
+    again = Passage(
+        "b", "urn:x:b", "urn:p", "liveness probes tuned for a web service kill the pod repeatedly", "..."
+    )
+    other = Passage(
+        "c", "urn:x:c", "urn:p", "GPUs are exposed through a device plugin as extended resources", "..."
+    )
+    chosen = [Hit(first, 1.0, 1.0, 1.0)]
+    assert reports._restates(again, chosen)
+    assert not reports._restates(other, chosen)
+    assert not reports._restates(Passage("d", "urn:x:d", "urn:p", "liveness probes", "..."), chosen)

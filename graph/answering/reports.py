@@ -379,6 +379,13 @@ def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
             label = ctx.catalog.display(hit.passage.subject).lower()
             if label in " ".join(c.passage.text for c in chosen).lower():
                 continue  # the same thing said again by an entity the answer names already
+        elif _restates(hit.passage, chosen) and (
+            hit.passage.subject in {c.passage.subject for c in chosen}
+            or ctx.catalog.is_a(hit.passage.subject, SG.Layer)
+            or ctx.catalog.display(hit.passage.subject).lower()
+            in " ".join(statement(c.passage) for c in chosen).lower()
+        ):
+            continue  # a thing said again in other words, by something the answer names already
         if new or tie or not REQUIRE_NEW:
             chosen.append(hit)
             covered |= new
@@ -395,6 +402,21 @@ def choose(ctx: Context, hits: list[Hit]) -> list[Hit]:
             continue  # it restates what a chosen one says ("because a collective completes when ...")
         chosen.append(hit)
     return chosen
+
+
+#: Share of a passage's words the chosen passages must say already for it to restate them.
+RESTATED_SHARE = 0.8
+#: Statements shorter than this many words are never taken as restating others.
+RESTATED_MIN_WORDS = 6
+
+
+def _restates(passage: Passage, chosen: list[Hit]) -> bool:
+    """Whether a passage's statement is mostly words the chosen ones say already, however worded
+    ("liveness probes tuned for a web service kill the pod repeatedly" after "... will kill a
+    slow-starting AI pod repeatedly"): it would repeat them."""
+    words = set(terms(statement(passage)))
+    said = {t for c in chosen for t in terms(statement(c.passage))}
+    return len(words) >= RESTATED_MIN_WORDS and len(words & said) >= RESTATED_SHARE * len(words)
 
 
 def problem_terms(ctx: Context) -> set[str]:
