@@ -979,3 +979,11 @@ def test_a_passage_saying_again_what_the_chosen_ones_say_is_left_out(engine: Eng
     assert reports._restates(again, chosen)
     assert not reports._restates(other, chosen)
     assert not reports._restates(Passage("d", "urn:x:d", "urn:p", "liveness probes", "..."), chosen)
+
+
+def test_a_larger_tensor_parallel_group_that_is_slower_is_the_more_gpus_no_faster_symptom(
+    engine: Engine,
+) -> None:
+    # The symptom's names cover tensor parallelism too: its answer is the interconnect.
+    answer = engine.ask("raising tensor parallel size from 2 to 4 made generation slower, why?")
+    assert answer.answered and "NVLink" in answer.answer, answer.answer
