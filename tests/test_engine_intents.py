@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stackgraph.graph.answering.question import Question
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.model import UnknownEntity
 
@@ -368,6 +369,9 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
         ("ok, can you explain what NVLink is?", "define"),
         ("hi, explain the KV cache to me", "define"),
         ("NCCL hangs on 16 nodes. Please explain PFC.", "define"),
+        # A quoted question inside a report is what the user asked their bot, not us.
+        ('I uploaded a PDF and asked the bot "What is Dynamo?" and it says it does not know', None),
+        ('"What is NVLink?"', "define"),
         # A feature request template's other headings ask no definition either.
         (
             "[FEATURE] faster loads. Is your feature request related to a problem? Please describe: it is slow",
@@ -379,10 +383,12 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
         ),
     ],
 )
-def test_an_issue_templates_heading_is_no_definition_request(question: str, intent: str | None) -> None:
+def test_an_issue_templates_heading_is_no_definition_request(
+    engine: Engine, question: str, intent: str | None
+) -> None:
     from stackgraph.graph.answering import intents
 
-    got = intents.detect(question).intent
+    got = Question.parse(engine, question).intent.intent
     if intent is None:
         assert got != intents.DEFINE
     else:

@@ -60,7 +60,7 @@ class Question:
     @classmethod
     def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
         """Parse sanitized ``text``; ``intent`` (a caller that already knows it) skips guessing."""
-        guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(text)
+        guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(_unquoted(text))
         prefer = "Workload" if guess.intent == intents.STRESS else None
         mentions = tuple(engine.linker.mentions(text, prefer=prefer))
         return cls(
@@ -295,6 +295,18 @@ _PLACE_DETERMINERS = (
     "this", "that", "these", "those", "some",
 )  # fmt: skip
 _SETTING: re.Pattern[str] | None = None
+
+
+#: A quotation inside a longer text: what someone else asked or a message printed, in double quotes.
+_QUOTED = re.compile(r"[\"“”][^\"“”]{3,200}[\"“”]")
+
+
+def _unquoted(text: str) -> str:
+    """The text less its quotations when it says more than them: "I ask the most basic question:
+    'What is GraphRAG' and it says it doesn't know" reports an answer, it asks no definition.
+    A question that is all quotation keeps it."""
+    stripped = _QUOTED.sub(" ", text)
+    return stripped if stripped.strip(" .?!:;,") else text
 
 
 def _asking_sentence(text: str) -> str:
