@@ -371,7 +371,7 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
         ("NCCL hangs on 16 nodes. Please explain PFC.", "define"),
         # A quoted question inside a report is what the user asked their bot, not us.
         ('I uploaded a PDF and asked the bot "What is Dynamo?" and it says it does not know', None),
-        ('"What is NVLink?"', "define"),
+        ('what is "NVLink"?', "define"),
         # A feature request template's other headings ask no definition either.
         (
             "[FEATURE] faster loads. Is your feature request related to a problem? Please describe: it is slow",
