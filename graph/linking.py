@@ -512,11 +512,36 @@ class Linker:
                     break
                 for i in range(start, start + size):
                     taken[i] = True
+        found += self._shared_head(words, taken, model, prefer)
         found += self._joined(words, taken, model, prefer)
         found += self._layer_codes(text, words, taken, model)
         if fuzzy:
             found += self._fuzzy(words, taken)
         found.sort(key=lambda m: m.start)
+        return found
+
+    def _shared_head(
+        self, words: list[str], taken: list[bool], model: str | None, prefer: str | None
+    ) -> list[Mention]:
+        """Names that share their last word, written once after a slash: "gpu/network operators"
+        names the GPU Operator and the Network Operator, "tensor/pipeline parallelism" both
+        strategies. Both words are the span of each name."""
+        found: list[Mention] = []
+        for i, word in enumerate(words[:-1]):
+            if "/" not in word or taken[i] or taken[i + 1]:
+                continue
+            head = words[i + 1]
+            heads = [head, head[:-1]] if head.endswith("s") else [head]
+            named = []
+            for part in word.split("/"):
+                form = next((f"{part} {h}" for h in heads if f"{part} {h}" in self.forms), None)
+                if form is not None:
+                    named.append((self._rank(self.forms[form], form, model, prefer)[0], form))
+            if len(named) < 2:
+                continue  # "tcp/ip stack": a name only when every part makes one with the word after
+            for iri, form in named:
+                found.append(Mention(iri, i, i + 2, form, 1.0, "exact"))
+            taken[i] = taken[i + 1] = True
         return found
 
     def _joined(

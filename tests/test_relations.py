@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from stackgraph.graph.answering.relations import VERBS
+from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 
 PREFIX = "PREFIX sg: <https://w3id.org/stackgraph/ns#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
@@ -121,3 +122,20 @@ def test_a_verb_asked_of_two_named_things_gives_the_edges_of_both(engine: Engine
         assert said in answer.answer, (said, answer.answer)
         for other in edges[subject]:
             assert engine.catalog.label(other) in answer.answer, (other, answer.answer)
+
+
+def test_names_sharing_their_last_word_after_a_slash_are_both_named(engine: Engine) -> None:
+    mentions = engine.linker.mentions("what do the gpu/network operators deploy?")
+    named = {engine.catalog.label(m.iri) for m in mentions}
+    assert {"GPU Operator", "Network Operator"} <= named, named
+    # Only when every part makes a name with the word after it.
+    assert not any(m.surface.startswith("tcp") for m in engine.linker.mentions("the tcp/ip operators"))
+
+
+def test_asking_what_else_a_thing_does_leaves_out_what_was_named(engine: Engine) -> None:
+    conversation = Conversation()
+    engine.ask("does the GPU Operator deploy the GPU driver as a DaemonSet?", conversation)
+    follow = engine.ask("what else do the gpu/network operators deploy that way?", conversation)
+    assert follow.answered
+    assert "MOFED" in follow.answer and "nvidia-peermem" in follow.answer, follow.answer
+    assert "GPU Operator deploys GPU driver" not in follow.answer

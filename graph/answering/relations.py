@@ -91,9 +91,15 @@ def asked(ctx: Context) -> tuple[Asked, ...]:
                 if not edges:
                     continue
                 # When some of the other things the question names stand at the other end, it
-                # asks about those edges only ("does Volcano run on Kubernetes?").
+                # asks about those edges only ("does Volcano run on Kubernetes?"); asking what
+                # else, about the others ("what else do the operators deploy that way?").
                 also = {n[0] for n in named if n[0] != iri}
                 between = tuple(o for o in edges if o in also)
+                if between and "else" in words:
+                    rest = tuple(o for o in edges if o not in also)
+                    if rest:
+                        found.append(Asked(iri, predicate, outgoing, rest))
+                    continue
                 if between:
                     return found[:1] if found else (Asked(iri, predicate, outgoing, between),)
                 found.append(Asked(iri, predicate, outgoing, tuple(edges)))
