@@ -188,7 +188,12 @@ def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) 
 
 
 @pytest.mark.parametrize(
-    "question", ["is it worth buying a new sofa this year?", "is it a good idea to repaint my kitchen?"]
+    "question",
+    [
+        "is it worth buying a new sofa this year?",
+        "is it a good idea to repaint my kitchen?",
+        "how do I tell my landlord without it being rude",
+    ],
 )
 def test_an_it_standing_for_what_follows_points_at_nothing_said_before(engine: Engine, question: str) -> None:
     """English puts "it" before a long subject ("is it worth <doing something>"): that "it" is the

@@ -244,6 +244,8 @@ def _anticipatory(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` is an "it" standing for what the sentence says after it, as English
     puts "it" before a long subject ("is it worth getting an AWS certification?"), rather than
     pointing back at the conversation."""
+    if words[i] == "it" and words[i + 1 : i + 2] == ["being"]:
+        return True  # "without it being awkward": the subject of a clause, not a thing said before
     return (
         words[i] == "it"
         and i > 0
