@@ -39,6 +39,7 @@ from stackgraph.graph.answering.remedies import (
     means_of,
     used_by,
 )
+from stackgraph.graph.answering.symptoms import where_to_look
 from stackgraph.graph.answering.text import (
     MAX_ANSWER_CHARS,
     clip,
@@ -525,15 +526,15 @@ DESCRIBED_PROBLEM_HITS = 5
 
 
 def remedy_described(ctx: Context) -> Answer | None:
-    """The fix of the problem a report describes, when the problem it names has none: "how to prevent
-    the job from running while some pods are still pending due to insufficient resources?" names
-    a cause the graph fixes nothing of, while its description matches a partially placed job,
-    which gang scheduling fixes. None when the question asks no fix, or none of its best passages
-    is about a problem the graph names a fix for."""
+    """The fix of the problem a report describes, with where to look, when what it names is no
+    problem with a fix: "how to prevent the job from running while some pods are still pending due
+    to insufficient resources?" names a cause the graph fixes nothing of, while its description
+    matches a partially placed job, which gang scheduling fixes; "reduce the load time of the
+    model" names a technology, while it describes slow startup, which NVMe storage fixes. None
+    when the question asks no fix, or none of its best passages is about a problem the graph names
+    a fix for."""
     if ctx.parsed is None or not ctx.parsed.asks_for_remedy or not ctx.candidates:
         return None
-    if ctx.candidates[0].iri not in ctx.engine.problems:
-        return None  # a question about a technology ("any faster dataloader?") asks no problem's fix
     if ctx.from_conversation:
         return None  # "and what fixes it?" describes nothing: its problem is the one named before
     named = {c.iri for c in ctx.candidates}
@@ -554,7 +555,9 @@ def remedy_described(ctx: Context) -> Answer | None:
             opening = sentence(f"{ctx.catalog.display(subject)}: {first_sentences(rec.definition, 300)}")
         fixes = fixes_of_problem(ctx, subject, opening)
         if fixes:
-            return ctx.answer(" ".join([opening, *fixes]).strip(), intents.PRACTICE, 0.7)
+            look = where_to_look(ctx, subject, ctx.facts(subject))
+            checks = [f"Where to look: {join(look[:3])}."] if look else []
+            return ctx.answer(" ".join([opening, *fixes, *checks]).strip(), intents.PRACTICE, 0.7)
     return None
 
 
