@@ -221,7 +221,9 @@ def test_a_statement_said_for_another_entity_keeps_its_own_subject(engine: Engin
     definition is not repeated, and ECMP still counts as a subject: where it fits is said."""
     answer = engine.ask("how does ECMP spread big flows between racks?")
     assert answer.answer.count("splits large flows") == 1, answer.answer
-    assert "ECMP fits in" in answer.answer, answer.answer
+    assert "ECMP fits in" in answer.answer or (
+        answer.answer.startswith("ECMP") and "It fits in L7 Network Fabric" in answer.answer
+    ), answer.answer
 
 
 def test_an_answer_cut_to_length_keeps_only_the_facts_it_still_says(engine: Engine) -> None:
