@@ -987,3 +987,20 @@ def test_a_larger_tensor_parallel_group_that_is_slower_is_the_more_gpus_no_faste
     # The symptom's names cover tensor parallelism too: its answer is the interconnect.
     answer = engine.ask("raising tensor parallel size from 2 to 4 made generation slower, why?")
     assert answer.answered and "NVLink" in answer.answer, answer.answer
+
+
+def test_where_a_layer_runs_is_its_k8s_role(engine: Engine) -> None:
+    """ "Where does L3 run?" asks the K8S-ROLE column, not the layer's members. Built from the
+    graph: every layer of the nine-layer model with a runsIn value."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    asked = 0
+    for layer in engine.catalog.layers():
+        runs = fetch(engine, layer.iri).text(SG.runsIn)
+        if not runs or not layer.code or not layer.code.startswith("L"):
+            continue
+        answer = engine.ask(f"where does {layer.code} of the nine-layer model run, on the host or in containers?")
+        assert answer.answered and "runs " in answer.answer, answer.answer
+        assert any(f.predicate == str(SG.runsIn) and f.subject == layer.iri for f in answer.facts)
+        asked += 1
+    assert asked >= 5

@@ -3,12 +3,13 @@ how the two layer models correspond, what a workload stresses, what a layer assu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rdflib import URIRef
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import NAMED_HOW, Context
+from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context
 from stackgraph.graph.answering.text import (
     agree,
     first_sentences,
@@ -122,7 +123,44 @@ def describe_places(ctx: Context, places: list[Place], preferred_model: str | No
     return "; ".join(f"{join(by_model[m])} in the {model_name(m)}" for m in models)
 
 
+#: "Where does L3 run?", "does that live on the host?": where a layer's code runs is asked.
+_RUNS_WHERE = re.compile(r"\b(runs?|running|lives?|living|executes?)\b", re.IGNORECASE)
+
+
+def where_it_runs(ctx: Context) -> Answer | None:
+    """Where the code of a layer the question names runs: inside containers, or on the host
+    outside Kubernetes (the K8S-ROLE column); None when no layer named has it said."""
+    if not _RUNS_WHERE.search(ctx.question):
+        return None
+    for cand in ctx.candidates:
+        if cand.how not in NAMED_HOW or cand.score < STRONG_LINK or not ctx.catalog.is_a(cand.iri, SG.Layer):
+            continue
+        facts = ctx.facts(cand.iri)
+        runs, detail = facts.text(SG.runsIn), facts.text(SG.runsInDetail)
+        if not runs:
+            continue
+        ctx.evidence.entity(cand.iri)
+        ctx.evidence.fact(cand.iri, SG.runsIn, runs)
+        text = f"{layer_phrase(ctx.catalog, cand.iri, with_model=True)} runs {_RUNS_IN.get(runs, runs)}."
+        if detail:
+            ctx.evidence.fact(cand.iri, SG.runsInDetail, detail)
+            text += f" {sentence(detail)}"
+        return ctx.answer(text, intents.FIT, 0.9)
+    return None
+
+
+#: The K8S-ROLE column's values as the answer says them.
+_RUNS_IN = {
+    "in-container": "in-container: inside containers, not on the host",
+    "host": "on the host, outside Kubernetes, not inside containers",
+    "kubernetes": "as Kubernetes (the control plane)",
+}
+
+
 def where_fits(ctx: Context) -> Answer | None:
+    runs = where_it_runs(ctx)
+    if runs is not None:
+        return runs
     subjects = [c for c in ctx.candidates if not ctx.catalog.is_a(c.iri, SG.Layer)][:3]
     if not subjects:
         layer = next((c for c in ctx.candidates), None)
