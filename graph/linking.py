@@ -496,7 +496,8 @@ class Linker:
         words = normalize(text).split()
         model = self.model_hint(text)
         taken = [False] * len(words)
-        found: list[Mention] = []
+        # Before single words take the shared one ("parallelism" of "tensor/pipeline parallelism").
+        found: list[Mention] = self._shared_head(words, taken, model, prefer)
         for size in range(min(self.max_words, len(words)), 0, -1):
             for start in range(0, len(words) - size + 1):
                 if any(taken[start : start + size]):
@@ -512,7 +513,6 @@ class Linker:
                     break
                 for i in range(start, start + size):
                     taken[i] = True
-        found += self._shared_head(words, taken, model, prefer)
         found += self._joined(words, taken, model, prefer)
         found += self._layer_codes(text, words, taken, model)
         if fuzzy:

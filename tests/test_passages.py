@@ -999,7 +999,9 @@ def test_where_a_layer_runs_is_its_k8s_role(engine: Engine) -> None:
         runs = fetch(engine, layer.iri).text(SG.runsIn)
         if not runs or not layer.code or not layer.code.startswith("L"):
             continue
-        answer = engine.ask(f"where does {layer.code} of the nine-layer model run, on the host or in containers?")
+        answer = engine.ask(
+            f"where does {layer.code} of the nine-layer model run, on the host or in containers?"
+        )
         assert answer.answered and "runs " in answer.answer, answer.answer
         assert any(f.predicate == str(SG.runsIn) and f.subject == layer.iri for f in answer.facts)
         asked += 1

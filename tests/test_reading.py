@@ -731,10 +731,10 @@ def test_a_question_naming_several_things_of_the_graph_is_about_them(engine: Eng
     # slurm on each node"), the question is still about them: their fallback answer stands.
     from stackgraph.graph.answering import _names_several
 
-    assert _names_several(engine, Question.parse(engine, "downsides of k8s and slurm on each node?"))
-    assert not _names_several(engine, Question.parse(engine, "downsides of slurm on each node?"))
+    assert _names_several(Question.parse(engine, "downsides of k8s and slurm on each node?"))
+    assert not _names_several(Question.parse(engine, "downsides of slurm on each node?"))
     # A name the graph lacks beside them says the question is about something else.
-    assert not _names_several(engine, Question.parse(engine, "what is FlurboNet for k8s and slurm?"))
+    assert not _names_several(Question.parse(engine, "what is FlurboNet for k8s and slurm?"))
 
 
 @pytest.mark.slow

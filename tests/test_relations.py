@@ -128,6 +128,9 @@ def test_names_sharing_their_last_word_after_a_slash_are_both_named(engine: Engi
     mentions = engine.linker.mentions("what do the gpu/network operators deploy?")
     named = {engine.catalog.label(m.iri) for m in mentions}
     assert {"GPU Operator", "Network Operator"} <= named, named
+    # Before a single word takes the name they share ("parallelism" alone is a layer's name).
+    strategies = {engine.catalog.label(m.iri) for m in engine.linker.mentions("tensor/pipeline parallelism?")}
+    assert {"Tensor parallelism", "Pipeline parallelism"} <= strategies, strategies
     # Only when every part makes a name with the word after it.
     assert not any(m.surface.startswith("tcp") for m in engine.linker.mentions("the tcp/ip operators"))
 

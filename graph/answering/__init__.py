@@ -285,7 +285,7 @@ def _nothing_behind(engine: Engine, ctx: Context, parsed: Question) -> tuple[str
     return tuple(foreign) if foreign and not known else None
 
 
-def _names_several(engine: Engine, parsed: Question) -> bool:
+def _names_several(parsed: Question) -> bool:
     """Whether the question names two or more different things of the graph surely, and no
     name the graph lacks: a question asked of them together ("what are the disadvantages of k8s
     and slurm on each node?") is about them, however unsure the passages are of the rest."""
@@ -428,7 +428,7 @@ def _answer(
         unanswered = _nothing_behind(engine, ctx, parsed)
         if unanswered == () and _is_report(parsed, guess.intent) and reports.checkable_named(ctx):
             unanswered = None  # only the passages were unsure: what it names, and its checks, stand
-        elif unanswered == () and _names_several(engine, parsed):
+        elif unanswered == () and _names_several(parsed):
             unanswered = None  # "k8s and slurm on each node?": a question about what it names
         if unanswered is not None:
             answer = declined(engine, text, intent=guess.intent, unknown=unanswered)

@@ -230,6 +230,7 @@ _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "
 _CHOOSES_AMONG = re.compile(r"\b(?:which|that|the other|either|neither)\s+(?:one|ones|of the two)\b")
 #: Words that point back at the conversation's subject ("can it run on a desktop?").
 _REFERS_BACK = frozenset({"it", "its", "they", "them", "this", "that", "these", "those"})
+#: Those of them that point at several things ("observability and security: are those layers?").
 _PLURAL_POINTERS = frozenset({"they", "them", "these", "those"})
 #: Words after "is it" that make the "it" stand for what follows, not for anything said before:
 #: "is it worth refinancing my mortgage?", "is it possible to ...", "is it normal that ...".
@@ -304,8 +305,8 @@ _QUOTED = re.compile(r"[\"“”][^\"“”]{3,200}[\"“”]")
 
 
 def _unquoted(text: str) -> str:
-    """The text less its quotations when it says more than them: "I ask the most basic question:
-    'What is GraphRAG' and it says it doesn't know" reports an answer, it asks no definition.
+    """The text less its quotations when it says more than them: 'I ask the most basic question:
+    "What is GraphRAG" and it says it doesn't know' reports an answer, it asks no definition.
     A question that is all quotation keeps it."""
     stripped = _QUOTED.sub(" ", text)
     return stripped if stripped.strip(" .?!:;,") else text
