@@ -9,6 +9,7 @@ import pytest
 from stackgraph.graph.answering.relations import VERBS
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
+from stackgraph.graph.store import SG
 
 PREFIX = "PREFIX sg: <https://w3id.org/stackgraph/ns#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
 
@@ -142,3 +143,52 @@ def test_asking_what_else_a_thing_does_leaves_out_what_was_named(engine: Engine)
     assert follow.answered
     assert "MOFED" in follow.answer and "nvidia-peermem" in follow.answer, follow.answer
     assert "GPU Operator deploys GPU driver" not in follow.answer
+
+
+def test_a_follow_up_asking_for_a_thing_of_a_kind_gets_the_one_that_implements_the_subject(
+    engine: Engine,
+) -> None:
+    """ "which scheduler plugin does that?" after a turn about gang scheduling: the thing named by
+    that kind word that implements the subject. Built from the graph: every implements edge whose
+    implementer's names hold a word its target's names lack."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    asked = 0
+    for iri in sorted(engine.catalog.records):
+        record = engine.catalog.get(iri)
+        for target in fetch(engine, iri).iris(SG.implements):
+            target_words = set(engine.catalog.display(target).lower().split())
+            words = [
+                w
+                for label in engine.catalog.all_labels(record)
+                for w in label.lower().split()
+                if w.isalpha()
+                and len(w) > 4
+                and w not in target_words
+                and w not in engine.catalog.label(iri).lower()
+            ]
+            if not words:
+                continue
+            conversation = Conversation()
+            engine.ask(f"what is {engine.catalog.label(target)}?", conversation)
+            follow = engine.ask(f"which {words[0]} does that?", conversation)
+            if follow.intent != "related":
+                continue
+            # Any implementer of the target whose names hold the word answers it ("which apache
+            # does CDC?": Airflow or Kafka).
+            implementers = {
+                other
+                for other in fetch(engine, target).incoming(SG.implements)
+                if any(
+                    words[0] in label.lower()
+                    for label in engine.catalog.all_labels(engine.catalog.get(other))
+                )
+            }
+            said = [
+                f.subject
+                for f in follow.facts
+                if f.predicate == str(SG.implements) and f.subject in implementers
+            ]
+            assert said and engine.catalog.label(said[0]) in follow.answer, (words[0], follow.answer)
+            asked += 1
+    assert asked >= 3, asked

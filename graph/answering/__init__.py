@@ -666,7 +666,8 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         # "what does the GPU Operator deploy?": the edges of the relation its verb names answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).
-        order = (relations.answer, *remedy, *order)
+        kind = (relations.of_kind_near,) if ctx.from_conversation else ()
+        order = (relations.answer, *kind, *remedy, *order)
     for composer in order:
         ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)

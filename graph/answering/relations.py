@@ -11,11 +11,13 @@ before it asks what does it to the thing ("what implements gang scheduling?"), a
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import NAMED_HOW, Context
 from stackgraph.graph.answering.text import first_sentences, join, sentence
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
@@ -138,3 +140,75 @@ def answer(ctx: Context) -> Answer | None:
             ctx.evidence.fact(other, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
             parts.append(f"{ctx.catalog.label(other)}: {sentence(first_sentences(record.definition, 220))}")
     return ctx.answer(" ".join(parts), intents.PATH, 0.8)
+
+
+#: "which scheduler gets me that?", "what tool does that?": a thing of a kind, asked of the last
+#: turn's subject.
+_OF_KIND = re.compile(r"^\s*(?:and\s+|so\s+|ok\s+)?(?:which|what)\s+([a-z][a-z-]*)\b", re.IGNORECASE)
+#: Hops from the conversation's subject within which a thing of the asked kind is looked for.
+KIND_HOPS = 3
+
+
+def of_kind_near(ctx: Context) -> Answer | None:
+    """The thing of the kind a follow-up asks for that lies nearest the conversation's subject in
+    the graph, with the edges that lead to it: "which scheduler gets me that?" after "why do
+    distributed jobs need gang scheduling?" is Volcano (the practice uses gang scheduling, which
+    Volcano implements). None outside a conversation, when the follow-up asks no kind, or when no
+    thing whose name says that kind lies near."""
+    if not ctx.from_conversation or not ctx.candidates:
+        return None
+    match = _OF_KIND.search(ctx.question)
+    kind = terms(match.group(1)) if match else []
+    if not kind:
+        return None  # "which one", "what else", "which layer": no kind of thing the names say
+    from stackgraph.graph.paths import distances, shortest_path
+
+    focus = ctx.candidates[0].iri
+    docs = ctx.engine.lexical.docs
+    near = distances(ctx.engine, focus, KIND_HOPS)
+    found = [
+        iri
+        for iri in near
+        if iri != focus
+        and not ctx.catalog.is_a(iri, SG.Layer)
+        and kind[0] in getattr(docs.get(iri), "name_terms", ())
+    ]
+    # The thing asked for is named by the very word ("Volcano scheduler", not "gang scheduling")
+    # and implements the subject or what it uses ("which scheduler gets me that?" asks for what
+    # provides it: Volcano, not the default scheduler the practice merely applies to).
+    word = match.group(1).lower().rstrip("s")
+    close = {iri for iri, hops in near.items() if hops <= 1}
+    found = [
+        iri
+        for iri in found
+        if word in _name_words(ctx, iri) and close & set(ctx.facts(iri).iris(SG.implements))
+    ]
+    if not found:
+        return None
+    best = min(found, key=lambda iri: (near[iri], ctx.catalog.label(iri).lower()))
+    provided = next(t for t in ctx.facts(best).iris(SG.implements) if t in close)
+    path = shortest_path(ctx.engine, focus, provided) if provided != focus else []
+    for edge in path:
+        ctx.evidence.fact(edge.source.iri, edge.predicate, edge.target.iri)
+        ctx.evidence.entity(edge.source.iri)
+        ctx.evidence.entity(edge.target.iri)
+    ctx.evidence.entity(best)
+    ctx.evidence.fact(best, SG.implements, provided)
+    record = ctx.catalog.get(best)
+    parts = [ctx.catalog.display(best)]
+    if record and record.definition:
+        ctx.evidence.fact(best, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
+        parts[0] += f": {sentence(first_sentences(record.definition, 260))}"
+    else:
+        parts[0] = sentence(parts[0])
+    steps = [f"{e.source.label} {e.predicate_label} {e.target.label}" for e in path]
+    steps.append(f"{ctx.catalog.label(best)} implements {ctx.catalog.label(provided)}")
+    parts.append(sentence("; ".join(steps)))
+    return ctx.answer(" ".join(parts), intents.PATH, 0.75)
+
+
+def _name_words(ctx: Context, iri: str) -> set[str]:
+    """The words of an entity's names, lower case, a plural's "s" dropped."""
+    record = ctx.catalog.get(iri)
+    labels = ctx.catalog.all_labels(record) if record else ()
+    return {w.rstrip("s") for label in labels for w in re.findall(r"[a-z0-9-]+", label.lower())}
