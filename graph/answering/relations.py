@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import NAMED_HOW, Context
+from stackgraph.graph.answering.question import looks_like_a_name
 from stackgraph.graph.answering.text import first_sentences, join, sentence
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
@@ -161,6 +162,9 @@ def of_kind_near(ctx: Context) -> Answer | None:
     kind = terms(match.group(1)) if match else []
     if not kind:
         return None  # "which one", "what else", "which layer": no kind of thing the names say
+    if looks_like_a_name(match.group(1), starts_sentence=False):
+        return None  # "which vLLM knob ...": a name, not a kind of thing
+    word = match.group(1).lower()
     from stackgraph.graph.paths import distances, shortest_path
 
     focus = ctx.candidates[0].iri
@@ -176,7 +180,7 @@ def of_kind_near(ctx: Context) -> Answer | None:
     # The thing asked for is named by the very word ("Volcano scheduler", not "gang scheduling")
     # and implements the subject or what it uses ("which scheduler gets me that?" asks for what
     # provides it: Volcano, not the default scheduler the practice merely applies to).
-    word = match.group(1).lower().rstrip("s")
+    word = word.rstrip("s")
     close = {iri for iri, hops in near.items() if hops <= 1}
     found = [
         iri
