@@ -37,9 +37,9 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind9.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind10.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind11.jsonl --min 60
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind12.jsonl --min 50
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind14.jsonl --min 65
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind15.jsonl --min 50
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind12.jsonl --min 55
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind14.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind15.jsonl --min 53
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85

@@ -33,10 +33,10 @@ SCORER = Path(__file__).resolve().parents[2] / "shared" / "eval" / "score.py"
 BARS = {
     "follow_ups.jsonl": 0.97,
     "follow_ups_blind.jsonl": 0.90,
-    "follow_ups_blind6.jsonl": 0.72,
+    "follow_ups_blind6.jsonl": 0.85,
     "follow_ups_blind7.jsonl": 0.85,
     "follow_ups_blind9.jsonl": 0.75,
-    "follow_ups_blind10.jsonl": 0.80,
+    "follow_ups_blind10.jsonl": 0.88,
 }
 
 
