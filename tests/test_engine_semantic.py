@@ -55,6 +55,9 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         "does the apache license on the code also cover the model weights?",
         "paper says 78.2 on the benchmark but my run of their eval script gives 74",
         "how do I add new special tokens to the tokenizer vocabulary and resize the embeddings",
+        # Generation sampling settings and fine-tuning hyperparameters: no seed sets them.
+        "what top_p and temperature should I use for creative writing with my model?",
+        "how should I pick the LoRA rank and alpha for a small dataset?",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
@@ -78,6 +81,7 @@ def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
 def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_engine: Engine) -> None:
     for question in (
         "the model loads slowly from the shared filesystem on every restart",
+        "should we fine-tune with LoRA or do full fine-tuning, and which layer owns it?",
         "our LLM responses get cut off mid-sentence behind the gateway",
         "tool calls from our agent should be checked against the user's permissions, where does that go?",
     ):
