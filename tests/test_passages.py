@@ -829,7 +829,7 @@ def test_a_report_naming_a_problem_with_no_fix_gets_the_fix_of_the_problem_it_de
     one answers. Built from the graph: every symptom with a fix, described by its label beside a
     problem without one."""
     engine = semantic_engine
-    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering import symptoms
     from stackgraph.graph.answering.context import Candidate, Context
     from stackgraph.graph.answering.evidence import fetch
     from stackgraph.graph.answering.question import Question
@@ -852,7 +852,7 @@ def test_a_report_naming_a_problem_with_no_fix_gets_the_fix_of_the_problem_it_de
         )
         parsed = Question.parse(engine, question, None)
         ctx = Context(engine, question, None, 0.0, [Candidate(named, 0.95, "exact")], None, parsed=parsed)
-        answer = reports.remedy_described(ctx)
+        answer = symptoms.remedy_described(ctx)
         assert answer is not None and "What fixes" in answer.answer, (question, answer)
         assert any(engine.catalog.label(f) in answer.answer for f in fixes), answer.answer
         assert any(f.predicate == str(SG.mitigates) for f in answer.facts)
@@ -864,7 +864,7 @@ def test_a_report_naming_a_problem_with_no_fix_gets_the_fix_of_the_problem_it_de
     ctx = Context(
         engine, question, None, 0.0, [Candidate(named, 0.95, "conversation")], None, True, parsed=parsed
     )
-    assert reports.remedy_described(ctx) is None
+    assert symptoms.remedy_described(ctx) is None
 
 
 def test_an_answer_naming_a_fix_is_kept_against_one_naming_none_when_a_fix_is_asked(engine: Engine) -> None:

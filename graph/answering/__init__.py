@@ -659,7 +659,7 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
         # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool").
         remedy = (
-            (remedies.remedy, reports.remedy_described)
+            (remedies.remedy, symptoms.remedy_described)
             if ctx.parsed is not None and ctx.parsed.asks_for_remedy
             else ()
         )

@@ -143,10 +143,9 @@ class Question:
     def points_back(self) -> bool:
         """Whether it says "it", "that", "those" ...: words that point back at something said
         before ("how do I check it?")."""
-        words = self.normalized.split()
         if self.chooses_among:
             return True  # "which one would I use?": one of the things just named
-        return any(w in _REFERS_BACK and not _anticipatory(words, i) for i, w in enumerate(words))
+        return bool(_pointing_words(self.normalized.split()))
 
     @property
     def points_at_own_names(self) -> bool:
@@ -154,7 +153,7 @@ class Question:
         "observability and security: are those layers too?" asks about those two, not about
         anything said before."""
         words = self.normalized.split()
-        pointers = [i for i, w in enumerate(words) if w in _REFERS_BACK and not _anticipatory(words, i)]
+        pointers = _pointing_words(words)
         if not pointers or any(words[i] not in _PLURAL_POINTERS for i in pointers):
             return False
         before = {m.iri for m in self.mentions if m.end <= pointers[0]}
@@ -190,6 +189,7 @@ class Question:
         words = self.normalized.split()
         named = _positions(self.mentions)
         starts = _sentence_starts(self.text)
+        pointers = set(_pointing_words(words))
         pointed_back = False
         for i, word in enumerate(words):
             if i in starts:
@@ -197,7 +197,7 @@ class Question:
             # "can it run on a desktop?" asks about "it": what runs where. What is to be done
             # after it is a subject of its own: "is it going to rain?", "is it safe to eat
             # cookie dough?" say "it" only as English does before the thing meant.
-            pointed_back = pointed_back or (word in _REFERS_BACK and not _anticipatory(words, i))
+            pointed_back = pointed_back or i in pointers
             if word not in _DETERMINERS or (pointed_back and word != _TO_DO):
                 continue
             phrase = list(
@@ -239,6 +239,12 @@ _ANTICIPATED = frozenset(
 )
 #: Verbs that open such a question before "it".
 _OPENING_BE = frozenset({"is", "was", "isn't", "would", "will"})
+
+
+def _pointing_words(words: list[str]) -> list[int]:
+    """The positions of the words that point back at something said before ("it", "those"),
+    less an "it" that stands for what its sentence says after it."""
+    return [i for i, w in enumerate(words) if w in _REFERS_BACK and not _anticipatory(words, i)]
 
 
 def _anticipatory(words: list[str], i: int) -> bool:

@@ -159,33 +159,26 @@ def of_kind_near(ctx: Context) -> Answer | None:
     if not ctx.from_conversation or not ctx.candidates:
         return None
     match = _OF_KIND.search(ctx.question)
-    kind = terms(match.group(1)) if match else []
-    if not kind:
+    if not match or not terms(match.group(1)):
         return None  # "which one", "what else", "which layer": no kind of thing the names say
     if looks_like_a_name(match.group(1), starts_sentence=False):
         return None  # "which vLLM knob ...": a name, not a kind of thing
-    word = match.group(1).lower()
     from stackgraph.graph.paths import distances, shortest_path
 
     focus = ctx.candidates[0].iri
-    docs = ctx.engine.lexical.docs
     near = distances(ctx.engine, focus, KIND_HOPS)
+    # The thing asked for is named by the very word ("Volcano scheduler", not "gang scheduling")
+    # and implements the subject or what it uses ("which scheduler gets me that?" asks for what
+    # provides it: Volcano, not the default scheduler the practice merely applies to).
+    word = match.group(1).lower().rstrip("s")
+    close = {iri for iri, hops in near.items() if hops <= 1}
     found = [
         iri
         for iri in near
         if iri != focus
         and not ctx.catalog.is_a(iri, SG.Layer)
-        and kind[0] in getattr(docs.get(iri), "name_terms", ())
-    ]
-    # The thing asked for is named by the very word ("Volcano scheduler", not "gang scheduling")
-    # and implements the subject or what it uses ("which scheduler gets me that?" asks for what
-    # provides it: Volcano, not the default scheduler the practice merely applies to).
-    word = word.rstrip("s")
-    close = {iri for iri, hops in near.items() if hops <= 1}
-    found = [
-        iri
-        for iri in found
-        if word in _name_words(ctx, iri) and close & set(ctx.facts(iri).iris(SG.implements))
+        and word in _name_words(ctx, iri)
+        and close & set(ctx.facts(iri).iris(SG.implements))
     ]
     if not found:
         return None

@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rdflib import URIRef
-from rdflib.namespace import SKOS
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import (
@@ -32,14 +31,7 @@ from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
-from stackgraph.graph.answering.remedies import (
-    fixes_alongside,
-    fixes_for,
-    fixes_of_problem,
-    means_of,
-    used_by,
-)
-from stackgraph.graph.answering.symptoms import where_to_look
+from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of, used_by
 from stackgraph.graph.answering.text import (
     MAX_ANSWER_CHARS,
     clip,
@@ -519,46 +511,6 @@ def _record(ctx: Context, passage: Passage) -> None:
         ctx.evidence.fact(passage.subject, passage.predicate, URIRef(passage.object))
     else:
         ctx.evidence.fact(passage.subject, passage.predicate, passage.object)
-
-
-#: How many of the question's best passages are searched for the problem a report describes.
-DESCRIBED_PROBLEM_HITS = 5
-
-
-def remedy_described(ctx: Context) -> Answer | None:
-    """The fix of the problem a report describes, with where to look, when what it names is no
-    problem with a fix: "how to prevent the job from running while some pods are still pending due
-    to insufficient resources?" names a cause the graph fixes nothing of, while its description
-    matches a partially placed job, which gang scheduling fixes; "reduce the load time of the
-    model" names a technology, while it describes slow startup, which NVMe storage fixes. None
-    when the question asks no fix, or none of its best passages is about a problem the graph names
-    a fix for."""
-    if ctx.parsed is None or not ctx.parsed.asks_for_remedy or not ctx.candidates:
-        return None
-    if ctx.from_conversation:
-        return None  # "and what fixes it?" describes nothing: its problem is the one named before
-    named = {c.iri for c in ctx.candidates}
-    seen: set[str] = set()
-    for hit in rank(ctx)[:DESCRIBED_PROBLEM_HITS]:
-        subject = hit.passage.subject
-        if hit.score < ASSERT_SCORE:
-            break  # only a guess at what the report describes
-        if subject in seen or subject in named or subject not in ctx.engine.problems:
-            continue
-        seen.add(subject)
-        ctx.evidence = Evidence(ctx.engine)
-        rec = ctx.catalog.get(subject)
-        opening = ""
-        if rec is not None and rec.definition:
-            ctx.evidence.entity(subject)
-            ctx.evidence.fact(subject, SKOS.definition, rec.definition)
-            opening = sentence(f"{ctx.catalog.display(subject)}: {first_sentences(rec.definition, 300)}")
-        fixes = fixes_of_problem(ctx, subject, opening)
-        if fixes:
-            look = where_to_look(ctx, subject, ctx.facts(subject))
-            checks = [f"Where to look: {join(look[:3])}."] if look else []
-            return ctx.answer(" ".join([opening, *fixes, *checks]).strip(), intents.PRACTICE, 0.7)
-    return None
 
 
 def _is_problem(ctx: Context, iri: str) -> bool:

@@ -16,8 +16,8 @@ from stackgraph.graph.answering.context import (
     Candidate,
     Context,
 )
-from stackgraph.graph.answering.evidence import EntityFacts
-from stackgraph.graph.answering.remedies import fixes_for
+from stackgraph.graph.answering.evidence import EntityFacts, Evidence
+from stackgraph.graph.answering.remedies import fixes_for, fixes_of_problem
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, one_line, sentence, unsaid
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
@@ -330,6 +330,8 @@ def where_to_look_beside(ctx: Context, iri: str, said: str) -> str:
 
 #: Edges up a triage tree, from a branch to its step and from a step to the one before or its symptom.
 _UP_THE_TREE = (SG.branch, SG.nextStep, SG.triage)
+#: Edges climbed at most from a branch to the symptom whose tree it is in.
+TREE_HEIGHT = 4
 
 
 def where_to_look_above(ctx: Context, iri: str) -> str:
@@ -337,7 +339,7 @@ def where_to_look_above(ctx: Context, iri: str) -> str:
     "time going to retrieval" has none, but a slow answer is first looked at in a trace
     (Langfuse or Arize Phoenix). Empty when no symptom above it has checks."""
     frontier, path = [iri], {iri: []}
-    for _ in range(len(_UP_THE_TREE) + 1):
+    for _ in range(TREE_HEIGHT):
         above = []
         for node in frontier:
             for prop in _UP_THE_TREE:
@@ -379,6 +381,48 @@ def _problems_beside(ctx: Context, iri: str) -> list[tuple[str, list[tuple[str, 
                         continue  # the symptom whose triage ``iri`` is a branch of: broader, not beside
                     found.append((symptom, [*path, (symptom, str(SG.likelyCause), problem)]))
     return found
+
+
+#: How many of the question's best passages are searched for the problem a report describes.
+DESCRIBED_PROBLEM_HITS = 5
+
+
+def remedy_described(ctx: Context) -> Answer | None:
+    """The fix of the problem a report describes, with where to look, when what it names is no
+    problem with a fix: "how to prevent the job from running while some pods are still pending due
+    to insufficient resources?" names a cause the graph fixes nothing of, while its description
+    matches a partially placed job, which gang scheduling fixes; "reduce the load time of the
+    model" names a technology, while it describes slow startup, which NVMe storage fixes. None
+    when the question asks no fix, or none of its best passages is about a problem the graph names
+    a fix for."""
+    if ctx.parsed is None or not ctx.parsed.asks_for_remedy or not ctx.candidates:
+        return None
+    if ctx.from_conversation:
+        return None  # "and what fixes it?" describes nothing: its problem is the one named before
+    from stackgraph.graph.answering.reports import ASSERT_SCORE, rank
+
+    named = {c.iri for c in ctx.candidates}
+    seen: set[str] = set()
+    for hit in rank(ctx)[:DESCRIBED_PROBLEM_HITS]:
+        subject = hit.passage.subject
+        if hit.score < ASSERT_SCORE:
+            break  # only a guess at what the report describes
+        if subject in seen or subject in named or subject not in ctx.engine.problems:
+            continue
+        seen.add(subject)
+        ctx.evidence = Evidence(ctx.engine)
+        rec = ctx.catalog.get(subject)
+        opening = ""
+        if rec is not None and rec.definition:
+            ctx.evidence.entity(subject)
+            ctx.evidence.fact(subject, SKOS + "definition", rec.definition)
+            opening = sentence(f"{ctx.catalog.display(subject)}: {first_sentences(rec.definition, 300)}")
+        fixes = fixes_of_problem(ctx, subject, opening)
+        if fixes:
+            look = where_to_look(ctx, subject, ctx.facts(subject))
+            checks = [f"Where to look: {join(look[:3])}."] if look else []
+            return ctx.answer(" ".join([opening, *fixes, *checks]).strip(), intents.PRACTICE, 0.7)
+    return None
 
 
 def diagnostic_name(ctx: Context, iri: str, record: bool = True) -> str:
