@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import rdflib
-from rdflib.namespace import DCTERMS, RDF, SKOS
+from rdflib import URIRef
+from rdflib.namespace import DCTERMS, RDF, RDFS, SKOS
 
 from stackgraph.cli.main import main
 from stackgraph.graph.engine import Engine
@@ -128,6 +129,52 @@ def test_layer_diagnostics_are_sourced(graph: rdflib.Graph, engine: Engine) -> N
     page = engine.describe("ops-L2")
     diagnosed = [e for e in page.outgoing if e.predicate == str(SG.diagnosedBy)]
     assert diagnosed and all(e.sources and e.sources[0].iri == str(KG["doc-002-l2"]) for e in diagnosed)
+
+
+#: Facts an answer takes from a qualified node name the node's layer as their object.
+QUALIFIED = (SG.stress, SG.placement)
+
+
+def _problem_questions(graph: rdflib.Graph) -> list[str]:
+    """Questions about every symptom and triage branch (its cause, its owner, its checks) and every
+    workload's stress: the answers that read two edges at once (a symptom's likely cause and a
+    branch's suggested one, a check's whereToLook and diagnosedBy, ownedBy and leadsTo)."""
+    asked = []
+    for kind in (SG.Symptom, SG.TriageBranch):
+        for node in graph.subjects(RDF.type, kind):
+            label = graph.value(node, RDFS.label)
+            if label:
+                asked += [
+                    f"{label}: what causes it?",
+                    f"how do I check {label}?",
+                    f"which layer owns {label}?",
+                ]
+    for workload in graph.subjects(RDF.type, SG.Workload):
+        asked.append(f"which layers does {graph.value(workload, RDFS.label)} stress?")
+    return sorted(asked)
+
+
+def test_every_fact_an_answer_records_is_a_triple_the_graph_holds(
+    graph: rdflib.Graph, engine: Engine
+) -> None:
+    # A fact names the edge the answer read: a triage branch's cause is sg:suggestsCause, not the
+    # symptom's sg:likelyCause; a check reached by sg:diagnosedBy is not recorded as sg:whereToLook.
+    questions = _problem_questions(graph)
+    assert len(questions) > 100
+    recorded = 0
+    for question in questions:
+        for fact in engine.ask(question).facts:
+            if fact.object.startswith("http"):
+                recorded += 1
+                subject, predicate, obj = URIRef(fact.subject), URIRef(fact.predicate), URIRef(fact.object)
+                if (
+                    predicate in QUALIFIED
+                ):  # held through its node: (workload, sg:stress, node, sg:layer, layer)
+                    held = any((node, SG.layer, obj) in graph for node in graph.objects(subject, predicate))
+                else:
+                    held = (subject, predicate, obj) in graph
+                assert held, (question, fact.subject_label, fact.predicate_label, fact.object_label)
+    assert recorded > len(questions)
 
 
 # ---------------------------------------------------------------- sources by title

@@ -89,6 +89,15 @@ class EntityFacts:
     def incoming(self, prop: URIRef | str) -> list[str]:
         return self.inc.get(str(prop), [])
 
+    def iris_by_edge(self, *props: URIRef) -> dict[str, URIRef]:
+        """Each IRI the props reach, once, with the first prop that reaches it: what a recorded
+        fact must name, since a triage branch suggests a cause where a symptom has a likely one."""
+        found: dict[str, URIRef] = {}
+        for prop in props:
+            for iri in self.iris(prop):
+                found.setdefault(iri, prop)
+        return found
+
 
 def fetch(engine: Engine, iri: str) -> EntityFacts:
     """The entity's edges, read once per engine."""

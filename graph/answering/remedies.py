@@ -141,9 +141,7 @@ def fixes_of_problem(ctx: Context, iri: str, said: str = "") -> list[str]:
         parts.append(own)
     facts = ctx.facts(iri)
     # Each cause once, with the edge that names it (a triage branch suggests, a symptom's is likely).
-    causes = {c: SG.likelyCause for c in facts.iris(SG.likelyCause)}
-    for cause in facts.iris(SG.suggestsCause):
-        causes.setdefault(cause, SG.suggestsCause)
+    causes = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
     fixed = 0
     for cause, predicate in causes.items():
         fix = fixes_for(ctx, cause, " ".join([said, *parts]))

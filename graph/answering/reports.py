@@ -527,17 +527,18 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
     if _is_problem(ctx, iri):
         from stackgraph.graph.answering.symptoms import _layers_by_model, where_to_look, where_to_look_beside
 
-        owners = facts.iris(SG.ownedBy) + facts.iris(SG.leadsTo)
+        owners = facts.iris_by_edge(SG.ownedBy, SG.leadsTo)
         if owners:
-            for layer in owners:
-                ctx.evidence.fact(iri, SG.ownedBy, layer)
+            for layer, edge in owners.items():
+                ctx.evidence.fact(iri, edge, layer)
                 ctx.evidence.entity(layer)
-            parts.append(f"{label} is owned by {_layers_by_model(ctx, list(dict.fromkeys(owners)))}.")
-        causes = [c for c in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause)]
+            parts.append(f"{label} is owned by {_layers_by_model(ctx, list(owners))}.")
+        held = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
+        causes = list(held)
         names = [ctx.catalog.display(c) for c in causes if ctx.catalog.display(c).lower() not in low]
         if names:
-            for cause in causes:
-                ctx.evidence.fact(iri, SG.likelyCause, cause)
+            for cause, edge in held.items():
+                ctx.evidence.fact(iri, edge, cause)
             parts.append(f"Likely cause: {join(names[:3], 'or')}.")
         # What fixes it, or else what fixes its one likely cause: the 2am reader's next question.
         # Asked for a remedy outright ("any solution?"), what fixes the first of several causes
@@ -583,11 +584,11 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
     if places:
         parts.append(sentence(f"{label} fits in {describe_places(ctx, places, ctx.model_hint)}"))
         return " ".join(parts)
-    targets = facts.iris(SG.appliesTo) + facts.iris(SG.ownedBy)
+    targets = facts.iris_by_edge(SG.appliesTo, SG.ownedBy)
     layers = [t for t in targets if ctx.catalog.is_a(t, SG.Layer)]
     if layers:
         for layer in layers:
-            ctx.evidence.fact(iri, SG.appliesTo, layer)
+            ctx.evidence.fact(iri, targets[layer], layer)
             ctx.evidence.entity(layer)
         phrases = join([layer_phrase(ctx.catalog, t, with_model=True) for t in layers[:3]])
         parts.append(sentence(f"It applies to {phrases}"))

@@ -186,10 +186,10 @@ def explain_problem(ctx: Context, iri: str) -> str:
     """Owner layers, likely causes and where to look for a symptom, branch or cause."""
     facts = ctx.facts(iri)
     ref = ctx.evidence.entity(iri)
-    owners = facts.iris(SG.ownedBy) + [
-        layer for layer in facts.iris(SG.leadsTo) if layer not in facts.iris(SG.ownedBy)
-    ]
-    matched = _by_match(ctx, facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause))
+    # Each owner with the edge that names it: the problem's own, else its first cause's.
+    owned_by = {layer: (iri, edge) for layer, edge in facts.iris_by_edge(SG.ownedBy, SG.leadsTo).items()}
+    held = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
+    matched = _by_match(ctx, list(held))
     causes = [cause for cause, _ in matched]
     conclusion = facts.text(SG.conclusion)
     parts: list[str] = []
@@ -200,27 +200,26 @@ def explain_problem(ctx: Context, iri: str) -> str:
     if causes:
         cause_texts = []
         for cause in causes[:4]:
-            ctx.evidence.fact(iri, SG.likelyCause, cause)
+            ctx.evidence.fact(iri, held[cause], cause)
             ctx.evidence.entity(cause)
             rec = ctx.catalog.get(cause)
             text = rec.label if rec else cause
             if rec and rec.definition and len(causes) <= 2 and rec.definition.lower() != text.lower():
                 text += f" ({first_sentences(rec.definition, 220).rstrip('.')})"
             cause_texts.append(text)
-            owners += [
-                layer for layer in ctx.facts(cause).iris(SG.ownedBy) if layer not in owners and not owners
-            ]
+            if not owned_by:
+                owned_by = {layer: (cause, SG.ownedBy) for layer in ctx.facts(cause).iris(SG.ownedBy)}
         lead = "Likely cause" if len(cause_texts) == 1 else "Likely causes"
         parts.append(f"{lead}: {join(cause_texts, 'or')}.")
         if matched[0][1] >= CAUSE_DESCRIBED:
             fixes = fixes_for(ctx, causes[0], " ".join(parts))  # the cause the question describes
             if fixes:
                 parts.append(fixes)
-    if owners:
-        for layer in owners:
-            ctx.evidence.fact(iri, SG.ownedBy, layer)
+    if owned_by:
+        for layer, (subject, edge) in owned_by.items():
+            ctx.evidence.fact(subject, edge, layer)
             ctx.evidence.entity(layer)
-        parts.insert(0, f"{label} is owned by {_layers_by_model(ctx, owners)}.")
+        parts.insert(0, f"{label} is owned by {_layers_by_model(ctx, list(owned_by))}.")
     if not parts and ref:
         rec = ctx.catalog.get(iri)
         if rec and rec.definition:
@@ -299,9 +298,9 @@ def where_to_look(ctx: Context, iri: str, facts: EntityFacts, record: bool = Tru
     """The checks of a problem as the reader runs them; ``record``: add them to the evidence (not
     when they are only weighed, as another problem's checks may be)."""
     found = []
-    for target in facts.iris(SG.whereToLook) + facts.iris(SG.diagnosedBy):
+    for target, edge in facts.iris_by_edge(SG.whereToLook, SG.diagnosedBy).items():
         if record:
-            ctx.evidence.fact(iri, SG.whereToLook, target)
+            ctx.evidence.fact(iri, edge, target)
             ctx.evidence.entity(target)
         found.append(diagnostic_name(ctx, target, record))
     if not found:
@@ -469,26 +468,28 @@ METRIC_TOOLS = 2
 
 def diagnose(ctx: Context) -> Answer | None:
     """Commands, tools and metrics for what the question names, else for what it describes."""
-    found: list[tuple[str, str]] = []  # (diagnostic, subject it checks)
+    found: list[tuple[str, str, URIRef]] = []  # (diagnostic, subject it checks, the edge between)
     subjects = ctx.candidates[:3]
     for cand in subjects:
         iri = cand.iri
         if ctx.catalog.is_a(iri, SG.Diagnostic):
-            found.append((iri, iri))
+            found.append((iri, iri, SG.diagnosedBy))
             # A metric is read with tools ("how do I monitor GPU usage?": DCGM Exporter, nvidia-smi).
-            found += [(tool, iri) for tool in ctx.facts(iri).iris(SG.diagnosedBy)[:METRIC_TOOLS]]
+            found += [
+                (tool, iri, SG.diagnosedBy) for tool in ctx.facts(iri).iris(SG.diagnosedBy)[:METRIC_TOOLS]
+            ]
             continue
         target = descend(ctx, iri) if ctx.catalog.is_a(iri, SG.Symptom) else iri
         facts = ctx.facts(target)
-        checks = facts.iris(SG.diagnosedBy) + facts.iris(SG.whereToLook)
-        found += [(diag, target) for diag in checks]
+        checks = facts.iris_by_edge(SG.diagnosedBy, SG.whereToLook)
+        found += [(diag, target, edge) for diag, edge in checks.items()]
         if not checks:
             # A practice is carried out with the commands and tools it uses ("Treat the plan as the
             # review artifact": terraform plan -out, terraform show -json, jq): those are its how-to.
-            found += [(d, target) for d in facts.iris(SG.uses) if ctx.catalog.is_a(d, SG.Diagnostic)]
+            found += [(d, target, SG.uses) for d in facts.iris(SG.uses) if ctx.catalog.is_a(d, SG.Diagnostic)]
         if not facts.iris(SG.diagnosedBy):
-            for cause in facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause):
-                found += [(d, cause) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
+            for cause in facts.iris_by_edge(SG.likelyCause, SG.suggestsCause):
+                found += [(d, cause, SG.diagnosedBy) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
     if not found:
         hits, semantic = ctx.described(ctx.engine.diagnostics, k=3, semantic_k=8)
         hits = [
@@ -499,18 +500,18 @@ def diagnose(ctx: Context) -> Answer | None:
         semantic = [(iri, sc) for iri, sc in semantic if sc >= SEMANTIC_RELEVANT]
         best = _merge(hits, semantic)
         if best and best[0][1] >= 0.35:
-            found = [(best[0][0], best[0][0])]
-            found += [(iri, iri) for iri, s in best[1:2] if s >= max(0.45, best[0][1] - 0.05)]
+            found = [(best[0][0], best[0][0], SG.diagnosedBy)]
+            found += [(iri, iri, SG.diagnosedBy) for iri, s in best[1:2] if s >= max(0.45, best[0][1] - 0.05)]
     if not found:
         return None
     lines = []
     seen = set()
-    for diag, subject in found:
+    for diag, subject, edge in found:
         if diag in seen:
             continue
         seen.add(diag)
         if subject != diag:
-            ctx.evidence.fact(subject, SG.diagnosedBy, diag)
+            ctx.evidence.fact(subject, edge, diag)
         ctx.evidence.entity(diag)
         facts = ctx.facts(diag)
         name = diagnostic_name(ctx, diag)
