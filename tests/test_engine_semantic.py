@@ -58,6 +58,9 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         # Generation sampling settings and fine-tuning hyperparameters: no seed sets them.
         "what top_p and temperature should I use for creative writing with my model?",
         "how should I pick the LoRA rank and alpha for a small dataset?",
+        # Buying hardware: the graph says how GPUs are used, not what they cost.
+        "how much does leasing an 8x H100 node cost per month?",
+        "which vendor has the quickest delivery on H200 servers right now",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
@@ -67,7 +70,8 @@ def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
     semantic_engine: Engine,
 ) -> None:
     """An answer asserted needs the question clearly nearer an uncovered area to be withdrawn; one
-    the engine only offers as "the closest it knows" is withdrawn as soon as the area is as near."""
+    the engine only offers as "the closest it knows" is withdrawn as soon as the area is nearly as
+    near (``HEDGED_OUTSIDE_MARGIN`` is below zero)."""
     from stackgraph.graph.answering import reports
 
     question = "is it legal to ship this model's weights inside a paid app"
@@ -75,7 +79,37 @@ def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
     topic, cosine = semantic_engine.linker.semantic_index().outside(question)
     assert max(cosines) <= cosine < max(cosines) + reports.OUTSIDE_MARGIN  # the case in between
     assert reports.outside_the_graph(semantic_engine, question) is None
-    assert reports.outside_the_graph(semantic_engine, question, 0.0) == topic
+    assert reports.outside_the_graph(semantic_engine, question, reports.HEDGED_OUTSIDE_MARGIN) == topic
+    assert reports.HEDGED_OUTSIDE_MARGIN < 0
+
+
+def test_a_hedged_answer_is_withdrawn_by_the_hedged_margin(semantic_engine: Engine, monkeypatch) -> None:
+    # A hedged answer's question is weighed with HEDGED_OUTSIDE_MARGIN: set just past this
+    # question's own gap to its nearest outside area it stays, set just short of it, it goes.
+    from stackgraph.graph.answering import reports
+
+    question = "loss spikes every few hundred steps on the big run"
+    assert semantic_engine.ask(question).answer.startswith(reports.HEDGE)
+    gap = semantic_engine.linker.semantic_index().outside(question)[1] - max(
+        semantic_engine.passages.semantic(question)
+    )
+    monkeypatch.setattr(reports, "HEDGED_OUTSIDE_MARGIN", gap - 0.001)
+    assert not semantic_engine.ask(question).answered
+    monkeypatch.setattr(reports, "HEDGED_OUTSIDE_MARGIN", gap + 0.001)
+    assert semantic_engine.ask(question).answered
+
+
+def test_a_hedge_whose_best_passage_means_nothing_like_the_question_is_withdrawn(
+    semantic_engine: Engine, monkeypatch
+) -> None:
+    # HEDGE_SEMANTIC: the same hedged question loses its hedge once its best passage's cosine
+    # falls below the floor, whatever words it shares (another answerer may still speak).
+    from stackgraph.graph.answering import reports
+
+    question = "loss spikes every few hundred steps on the big run"
+    assert semantic_engine.ask(question).answer.startswith(reports.HEDGE)
+    monkeypatch.setattr(reports, "HEDGE_SEMANTIC", 0.99)
+    assert not semantic_engine.ask(question).answer.startswith(reports.HEDGE)
 
 
 def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_engine: Engine) -> None:

@@ -461,7 +461,7 @@ def _answer(
     else:
         judged = answer.error is None  # declined: measured only to say which area it belongs to
     hedged = answer.answered and answer.answer.startswith(reports.HEDGE)
-    margin = 0.0 if hedged else reports.OUTSIDE_MARGIN
+    margin = reports.HEDGED_OUTSIDE_MARGIN if hedged else reports.OUTSIDE_MARGIN
     outside = reports.outside_the_graph(engine, text, margin) if judged else None
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)

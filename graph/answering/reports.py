@@ -65,11 +65,16 @@ HEDGE = "The closest the graph knows:"
 #: a hedged answer resting on one shared word ("container", "vLLM") is a guess, not the closest
 #: thing the graph knows.
 HEDGE_WORDS = 2
+#: Cosine below which a weakly matching best passage is no closest thing at all but a chance
+#: meeting of words: the question is declined rather than offered it, hedged.
+HEDGE_SEMANTIC = 0.1
 #: How much nearer in meaning (cosine) to a topic outside the graph than to its best statement a
-#: question must be for the engine to decline it. A hedged answer needs none: the engine offers it
-#: only as the closest it knows, and a question as near an area the graph does not cover is
-#: about that area.
+#: question must be for the engine to decline it.
 OUTSIDE_MARGIN = 0.05
+#: The same for an answer the engine only offers as the closest it knows: it must be clearly
+#: nearer the graph than any area the graph does not cover, or it is no closest thing but a guess
+#: (a Windows pip failure on an NCCL wheel is as near packaging as it is to any statement here).
+HEDGED_OUTSIDE_MARGIN = -0.03
 #: The highest confidence a hedged answer carries.
 HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
@@ -194,8 +199,8 @@ def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MAR
     question is nearer in meaning to than to any of the graph's statements, if any: "pip cannot
     build the flash-attn wheel" is about Python packaging, however many words it shares with a
     container that dies on startup, so whatever matched those words is no answer to it. None
-    with the model off. ``margin``: how much nearer the topic must be (``OUTSIDE_MARGIN``; none
-    for an answer the engine only offers as the closest it knows)."""
+    with the model off. ``margin``: how much nearer the topic must be (``OUTSIDE_MARGIN``, or
+    ``HEDGED_OUTSIDE_MARGIN`` for an answer the engine only offers as the closest it knows)."""
     cosines = engine.passages.semantic(question)
     if cosines is None or not len(cosines):
         return None
@@ -231,6 +236,17 @@ def _writes_part_of_a_name(ctx: Context, hits: list[Hit]) -> bool:
             if hit.passage.subject in holding[term]:
                 return True
     return False
+
+
+def _unrelated_in_meaning(ctx: Context, hit: Hit, use_semantic: bool) -> bool:
+    """Whether a weak best passage means nothing like the question (``HEDGE_SEMANTIC``): "how much
+    does an H100 cost retail?" shares "H100" and a word of a MIG passage, whose meaning is far from
+    a price. Unknown without the model."""
+    return (
+        use_semantic
+        and ctx.engine.passages.semantic(ctx.question) is not None
+        and hit.semantic < HEDGE_SEMANTIC
+    )
 
 
 def shared_words(ctx: Context, hit: Hit) -> set[str]:
@@ -292,6 +308,7 @@ def from_passages(
             and not ctx.parsed.mentions
             and ctx.parsed.foreign_subject(ctx.engine, ordinary=True)
         )
+        or _unrelated_in_meaning(ctx, hits[0], use_semantic)
     ):
         ctx.passages_guess = True
         return None
