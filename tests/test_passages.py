@@ -16,7 +16,7 @@ from stackgraph.graph.answering import compete
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.lexical import terms
-from stackgraph.graph.store import SG
+from stackgraph.graph.store import KG, SG
 
 
 def test_every_passage_is_about_a_catalogued_entity_and_reads_as_a_sentence(engine: Engine) -> None:
@@ -748,6 +748,22 @@ def test_a_follow_up_is_not_answered_with_the_definition_just_given(engine: Engi
     follow = engine.ask("why should i care about it?", conversation)
     assert follow.answered
     assert definition[:60] not in follow.answer, follow.answer
+
+
+def test_a_definition_given_in_passing_is_said_again_when_the_follow_up_asks_its_words(
+    semantic_engine: Engine,
+) -> None:
+    """The first answer is about RAG and names, third, the tool that runs the ingestion "as a DAG";
+    "what runs those steps as a DAG?" asks for that tool, so its definition is the answer again,
+    while RAG's own definition stays unrepeated."""
+    conversation = Conversation()
+    first = semantic_engine.ask(
+        "how does a RAG ingestion pipeline chunk and embed documents into the vector store", conversation
+    )
+    airflow = semantic_engine.catalog.get(str(KG["apache-airflow"])).definition
+    assert airflow[:50] in first.answer and not first.answer.startswith(airflow[:50])
+    follow = semantic_engine.ask("and what runs those steps as a DAG?", conversation)
+    assert airflow[:50] in follow.answer[:300], follow.answer
 
 
 def test_a_follow_up_points_at_the_last_layer_by_its_head_noun(engine: Engine) -> None:

@@ -74,7 +74,7 @@ OUTSIDE_MARGIN = 0.05
 #: The same for an answer the engine only offers as the closest it knows: it must be clearly
 #: nearer the graph than any area the graph does not cover, or it is no closest thing but a guess
 #: (a Windows pip failure on an NCCL wheel is as near packaging as it is to any statement here).
-HEDGED_OUTSIDE_MARGIN = -0.03
+HEDGED_OUTSIDE_MARGIN = -0.015
 #: The highest confidence a hedged answer carries.
 HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
@@ -249,6 +249,18 @@ def _unrelated_in_meaning(ctx: Context, hit: Hit, use_semantic: bool) -> bool:
     )
 
 
+def _holds_what_is_asked_now(ctx: Context, hit: Hit) -> bool:
+    """Whether a passage the last answer gave in passing, about another thing than the one the
+    conversation is about, holds a word the follow-up asks anew: "what do people use to run that
+    on a schedule?" after an answer on RAG ingestion that named, third, the tool that runs the
+    pipeline "on a schedule" wants that passage said again; the subject's own definition not."""
+    if not ctx.follow_up or hit.passage.subject == ctx.focus:
+        return False
+    before = ctx.question.removesuffix(ctx.follow_up)
+    asked = set(terms(ctx.follow_up)) - set(terms(before))
+    return bool(asked & shared_words(ctx, hit))
+
+
 def shared_words(ctx: Context, hit: Hit) -> set[str]:
     """The question's terms the passage holds, its subject's names included."""
     return ctx.engine.passages.shared_terms(ctx.parsed.terms, hit.passage)
@@ -273,6 +285,7 @@ def from_passages(
             for h in hits
             if h.passage.predicate != SKOS_DEFINITION
             or not said_already(statement(h.passage), ctx.said_before)
+            or _holds_what_is_asked_now(ctx, h)
         ]
         hits = fresh or hits
     if not hits or hits[0].score < min_score:
