@@ -23,6 +23,42 @@ _LAYER_REFERENCE = re.compile(r"\b(that|this|the same|same)\s+layer\b", re.IGNOR
 _SIBLINGS = re.compile(r"\b(else|others?|alongside|besides|beside|there|same)\b", re.IGNORECASE)
 
 
+#: A numbered item in an answer: "1) Heavy-weight pre-staging", "2. Was it ranked too low".
+_ITEM_MARK = re.compile(r"(?:^|(?<=[\s(,;:]))(\d{1,2})[).]\s+")
+#: A question's reference to one numbered item of the last answer: "step 2", "phase #3", "the
+#: second one", "the last step".
+_ITEM_BY_NUMBER = re.compile(r"\b(?:step|phase|stage|item|point|number|no\.|#)\s*#?(\d{1,2})\b", re.IGNORECASE)
+_ITEM_BY_ORDINAL = re.compile(
+    r"\bthe\s+(first|second|third|fourth|fifth|sixth|last)\s+(?:step|phase|stage|item|point|one)\b",
+    re.IGNORECASE,
+)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": -1}
+#: Where a numbered item's text ends, when no next number does: the end of its sentence.
+_ITEM_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z])|\n")
+
+
+def numbered_items(text: str) -> list[str]:
+    """The items of the first numbered list in ``text`` (markers 1, 2, 3... in order), each up to
+    the next marker or the end of its sentence; empty when there is no list of two or more."""
+    marks = [m for m in _ITEM_MARK.finditer(text)]
+    run: list[re.Match[str]] = []
+    for mark in marks:
+        if int(mark.group(1)) == len(run) + 1:
+            run.append(mark)
+        elif run and len(run) >= 2:
+            break
+    if len(run) < 2:
+        return []
+    items = []
+    for n, mark in enumerate(run):
+        end = run[n + 1].start() if n + 1 < len(run) else len(text)
+        body = text[mark.end() : end]
+        stop = _ITEM_END.search(body)
+        body = body[: stop.start()] if stop else body
+        items.append(body.strip().rstrip(",;.").removesuffix(" and").strip())
+    return items
+
+
 @dataclass
 class Turn:
     question: str
@@ -77,6 +113,26 @@ class Conversation:
             if turn.layers:
                 return turn.layers[0]
         return None
+
+    def spell_out_item(self, question: str) -> str:
+        """``question`` with a reference to a numbered item of the last answer followed by that
+        item: "how is step 2 actually done?" after "1) pre-staging, 2) CDC-based vector delta
+        sync (Airflow/Kafka), 3) ..." asks about the delta sync, which its own words never name."""
+        if not self.turns or not self.turns[-1].answer:
+            return question
+        found = _ITEM_BY_NUMBER.search(question)
+        if found:
+            number = int(found.group(1))
+        else:
+            found = _ITEM_BY_ORDINAL.search(question)
+            if not found:
+                return question
+            number = _ORDINALS[found.group(1).lower()]
+        items = numbered_items(self.turns[-1].answer)
+        if not items or number == 0 or number > len(items):
+            return question
+        item = items[number - 1] if number > 0 else items[-1]
+        return f"{question[: found.end()]} ({item}){question[found.end() :]}"
 
     @staticmethod
     def leans_on_context(question: str) -> bool:

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.conversation import Conversation, Turn, numbered_items
 from stackgraph.graph.engine import Engine
 
 
@@ -130,3 +130,44 @@ def test_user_data_is_checked_against_the_shapes(tmp_path) -> None:
     )
     assert good.returncode == 0, good.stderr
     assert "L8 Node Interconnect" in good.stdout and "our NVLink domain" in good.stdout
+
+
+def test_a_numbered_list_is_read_item_by_item() -> None:
+    listed = "Phases: 1) move the weights first, 2) sync the deltas (Kafka), 3) cut over. Next sentence."
+    assert numbered_items(listed) == ["move the weights first", "sync the deltas (Kafka)", "cut over"]
+    asked = "In order: 1. Was it retrieved? If not, fix chunking. 2. Was it ranked too low?"
+    assert numbered_items(asked) == ["Was it retrieved?", "Was it ranked too low?"]
+    assert numbered_items("we waited 2) minutes") == []  # one number is no list
+
+
+def test_a_reference_to_a_numbered_item_is_spelled_out() -> None:
+    conversation = Conversation()
+    said = "Phases: 1) pre-stage weights, 2) sync deltas, 3) cut over."
+    conversation.turns.append(Turn("what are the phases?", "list", None, (), answer=said))
+    assert conversation.spell_out_item("how is step 2 done?") == "how is step 2 (sync deltas) done?"
+    assert conversation.spell_out_item("and the last one?") == "and the last one (cut over)?"
+    assert conversation.spell_out_item("what about phase 7?") == "what about phase 7?"  # no such item
+    assert Conversation().spell_out_item("how is step 2 done?") == "how is step 2 done?"  # no turn
+
+
+#: Every entity whose label names phases or steps: asked for, its answer numbers them.
+NUMBERED = """
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT DISTINCT ?label WHERE { ?x rdfs:label ?label . FILTER(REGEX(?label, "phases|steps", "i")) }
+"""
+
+
+def test_a_follow_up_naming_a_numbered_item_asks_about_that_item(engine: Engine) -> None:
+    """ "how is step 2 actually done?" after an answer that numbers phases is about what the second
+    one says, which the follow-up's own words never name."""
+    asked = 0
+    for row in engine.graph.query(NUMBERED):
+        conversation = Conversation()
+        items = numbered_items(engine.ask(f"what are the {row.label}?", conversation).answer)
+        if len(items) < 2:
+            continue
+        asked += 1
+        follow = engine.ask("how is step 2 actually done?", conversation)
+        second = items[1].split(" (")[0].lower()
+        assert follow.answered and second in follow.answer.lower(), (row.label, follow.answer)
+    assert asked

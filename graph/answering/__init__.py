@@ -361,6 +361,8 @@ def _answer(
     except InvalidQuestion as error:
         shown = question if isinstance(question, str) and len(question) <= 200 else str(question)[:200]
         return declined(engine, shown, error=str(error)), None
+    if conversation is not None:
+        text = conversation.spell_out_item(text)  # "step 2" of the last answer's numbered list
     parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None)
     guess = parsed.intent
     if parsed.asks_for_person and guess.intent != intents.OWNER:
