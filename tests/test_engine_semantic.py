@@ -61,6 +61,7 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         # Buying hardware: the graph says how GPUs are used, not what they cost.
         "how much does leasing an 8x H100 node cost per month?",
         "which vendor has the quickest delivery on H200 servers right now",
+        "we were charged twice on last month's invoice for our GPU cloud account, how do we get a refund?",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
