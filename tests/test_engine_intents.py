@@ -356,6 +356,25 @@ def test_a_follow_up_reuses_the_last_questions_shape_only_when_it_asks_nothing_i
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        "VMs stay in BUILD and get no host: ```$ openstack hypervisor list (empty)``` what now?",
+        "our jobs hang and `srun --list-nodes` shows half the nodes drained",
+    ],
+)
+def test_pasted_code_cues_no_intent(engine: Engine, question: str) -> None:
+    # The "list" of a pasted command asks for no listing: the report around it is the question.
+    from stackgraph.graph.answering import intents
+
+    assert Question.parse(engine, question).intent.intent != intents.LIST
+    assert Question.parse(engine, "list the layers of the nine-layer model").intent.intent == intents.LIST
+    assert (
+        Question.parse(engine, "what does `openstack volume service list` show?").intent.intent
+        != intents.LIST
+    )
+
+
+@pytest.mark.parametrize(
     ("question", "intent"),
     [
         # An issue template's heading asks for no definition: the report under it is the question.

@@ -308,13 +308,16 @@ _SETTING: re.Pattern[str] | None = None
 
 #: A quotation inside a longer text: what someone else asked or a message printed, in double quotes.
 _QUOTED = re.compile(r"[\"“”][^\"“”]{3,200}[\"“”]")
+#: Pasted code: a fenced block ("```$ openstack hypervisor list```") or an inline code span.
+_PASTED_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,200}`", re.DOTALL)
 
 
 def _unquoted(text: str) -> str:
-    """The text less its quotations when it says more than them: 'I ask the most basic question:
-    "What is GraphRAG" and it says it doesn't know' reports an answer, it asks no definition.
-    A question that is all quotation keeps it."""
-    stripped = _QUOTED.sub(" ", text)
+    """The text less its quotations and pasted code when it says more than them: 'I ask the most
+    basic question: "What is GraphRAG" and it says it doesn't know' reports an answer, it asks no
+    definition; a pasted `openstack hypervisor list` asks for no listing. A question that is all
+    quotation keeps it."""
+    stripped = _PASTED_CODE.sub(" ", _QUOTED.sub(" ", text))
     return stripped if stripped.strip(" .?!:;,") else text
 
 
