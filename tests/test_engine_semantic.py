@@ -132,6 +132,9 @@ def test_the_nearest_outside_topic_is_read_from_the_ontology(semantic_engine: En
     topic, cosine = semantic_engine.linker.semantic_index().outside("which learning rate should I use?")
     assert topic in outside_topics() and "learning rate" in topic
     assert 0.0 < cosine <= 1.0
+    # A cloud provider's own services (buckets, IAM) are an area of their own, not Terraform's.
+    topic, _ = semantic_engine.linker.semantic_index().outside("the S3 bucket policy denies our IAM role")
+    assert "IAM" in topic
 
 
 def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_areas(monkeypatch) -> None:
