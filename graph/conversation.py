@@ -27,7 +27,9 @@ _SIBLINGS = re.compile(r"\b(else|others?|alongside|besides|beside|there|same)\b"
 _ITEM_MARK = re.compile(r"(?:^|(?<=[\s(,;:]))(\d{1,2})[).]\s+")
 #: A question's reference to one numbered item of the last answer: "step 2", "phase #3", "the
 #: second one", "the last step".
-_ITEM_BY_NUMBER = re.compile(r"\b(?:step|phase|stage|item|point|number|no\.|#)\s*#?(\d{1,2})\b", re.IGNORECASE)
+_ITEM_BY_NUMBER = re.compile(
+    r"\b(?:step|phase|stage|item|point|number|no\.|#)\s*#?(\d{1,2})\b", re.IGNORECASE
+)
 _ITEM_BY_ORDINAL = re.compile(
     r"\bthe\s+(first|second|third|fourth|fifth|sixth|last)\s+(?:step|phase|stage|item|point|one)\b",
     re.IGNORECASE,

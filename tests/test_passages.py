@@ -766,6 +766,20 @@ def test_a_definition_given_in_passing_is_said_again_when_the_follow_up_asks_its
     assert airflow[:50] in follow.answer[:300], follow.answer
 
 
+def test_the_subjects_own_definition_is_said_again_when_the_follow_up_asks_two_of_its_words(
+    semantic_engine: Engine,
+) -> None:
+    """ "where does the standby rack keep its models?" asks anew two words of the definition just
+    given ("keeps models pre-staged on NVMe"): that is the answer, said again. One word in common
+    is chance (see the KV cache test above)."""
+    conversation = Conversation()
+    first = semantic_engine.ask("what is active-passive warm standby?", conversation)
+    definition = semantic_engine.catalog.get(first.entities[0].iri).definition
+    assert first.answer.startswith(definition[:40])
+    follow = semantic_engine.ask("and where does the standby rack keep its models exactly?", conversation)
+    assert "pre-staged on NVMe" in follow.answer[:400], follow.answer
+
+
 def test_a_follow_up_points_at_the_last_layer_by_its_head_noun(engine: Engine) -> None:
     """ "that fabric" after an answer placing RoCE in L7 Network Fabric means that layer, as "that
     layer" would: what else sits there is the layer's members, not RoCE's placement again."""

@@ -250,15 +250,22 @@ def _unrelated_in_meaning(ctx: Context, hit: Hit, use_semantic: bool) -> bool:
 
 
 def _holds_what_is_asked_now(ctx: Context, hit: Hit) -> bool:
-    """Whether a passage the last answer gave in passing, about another thing than the one the
-    conversation is about, holds a word the follow-up asks anew: "what do people use to run that
-    on a schedule?" after an answer on RAG ingestion that named, third, the tool that runs the
-    pipeline "on a schedule" wants that passage said again; the subject's own definition not."""
-    if not ctx.follow_up or hit.passage.subject == ctx.focus:
+    """Whether a passage the last answer gave holds what the follow-up asks anew (its words the
+    turn before did not say): "what do people use to run that on a schedule?" after an answer on
+    RAG ingestion that named, third, the tool that runs the pipeline "on a schedule" wants that
+    passage said again. The conversation's own subject's passage needs ``FOCUS_ASKED_WORDS`` of
+    them ("so what has to be validated together?"): one word shared ("node") is chance."""
+    if not ctx.follow_up:
         return False
     before = ctx.question.removesuffix(ctx.follow_up)
     asked = set(terms(ctx.follow_up)) - set(terms(before))
-    return bool(asked & shared_words(ctx, hit))
+    needed = FOCUS_ASKED_WORDS if hit.passage.subject == ctx.focus else 1
+    return len(asked & shared_words(ctx, hit)) >= needed
+
+
+#: Words a follow-up asks anew that the conversation's subject's passage, said already, must hold
+#: to be said again.
+FOCUS_ASKED_WORDS = 2
 
 
 def shared_words(ctx: Context, hit: Hit) -> set[str]:
