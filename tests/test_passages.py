@@ -775,7 +775,7 @@ def test_the_subjects_own_definition_is_said_again_when_the_follow_up_asks_two_o
     conversation = Conversation()
     first = semantic_engine.ask("what is active-passive warm standby?", conversation)
     definition = semantic_engine.catalog.get(first.entities[0].iri).definition
-    assert first.answer.startswith(definition[:40])
+    assert definition[:40] in first.answer[:200]
     follow = semantic_engine.ask("and where does the standby rack keep its models exactly?", conversation)
     assert "pre-staged on NVMe" in follow.answer[:400], follow.answer
 
