@@ -192,3 +192,38 @@ def test_a_follow_up_asking_for_a_thing_of_a_kind_gets_the_one_that_implements_t
             assert said and engine.catalog.label(said[0]) in follow.answer, (words[0], follow.answer)
             asked += 1
     assert asked >= 3, asked
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("what happens if I set max_num_seqs too high?", True),
+        ("and if i crank it way up what breaks first?", True),
+        ("raised it to 512, what goes wrong now?", True),
+        ("what happens when NCCL hangs?", False),
+        ("what breaks the all-reduce on 16 nodes?", False),
+    ],
+)
+def test_asking_what_breaks_when_pushed_too_far(question: str, asks: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert intents.asks_what_breaks(question) is asks
+
+
+def test_what_breaks_when_a_setting_is_pushed_too_far_is_what_it_governs(semantic_engine: Engine) -> None:
+    """Every setting that mitigates a problem: pushed too far, the answer names that problem and
+    the symptoms it is a likely cause of, with the edges as facts."""
+    rows = semantic_engine.graph.query(
+        "PREFIX sg: <https://w3id.org/stackgraph/ns#> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+        "SELECT DISTINCT ?setting ?label WHERE { ?setting sg:mitigates ?problem ; rdfs:label ?label . "
+        "?symptom sg:likelyCause ?problem . FILTER(CONTAINS(?label, '_')) }"
+    )
+    checked = 0
+    for row in rows:
+        answer = semantic_engine.ask(f"what breaks if I set {row.label} way too high?")
+        page = semantic_engine.describe(str(row.setting))
+        mitigated = [e.value.display for e in page.outgoing if e.predicate == str(SG.mitigates)]
+        assert answer.answered and any(name in answer.answer for name in mitigated), answer.answer
+        assert any(f.predicate == str(SG.likelyCause) for f in answer.facts), answer.answer
+        checked += 1
+    assert checked >= 2

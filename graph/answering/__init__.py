@@ -669,7 +669,7 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).
         kind = (relations.of_kind_near,) if ctx.from_conversation else ()
-        order = (relations.answer, *kind, *remedy, *order)
+        order = (remedies.pushed_too_far, relations.answer, *kind, *remedy, *order)
     for composer in order:
         ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)

@@ -260,6 +260,23 @@ def asks_for_remedy(question: str) -> bool:
     return bool(_REMEDY.search(question))
 
 
+#: "what breaks if I crank it way up?", "what happens if max_num_seqs is too high?": the harm of
+#: pushing a setting too far.
+_PUSHED_TOO_FAR = re.compile(
+    r"\b(?:what|which)\b.{0,40}\b(?:breaks?|goes wrong|go wrong|fails?|happens?|would happen|blows up|suffers?)\b"
+    r".{0,60}\b(?:too (?:high|much|large|big|many)|crank(?:ed|s|ing)?|raise[sd]?|raising|increase[sd]?|increasing"
+    r"|bump(?:ed|s)?|max(?:ed)? (?:it )?out|way up)\b"
+    r"|\b(?:too (?:high|much|large|big|many)|crank(?:ed|s|ing)?|raise[sd]?|raising|increase[sd]?|bump(?:ed)?|way up)\b"
+    r".{0,60}\b(?:what|which)\b.{0,30}\b(?:breaks?|goes wrong|go wrong|fails?|happens?|blows up|suffers?)\b",
+    _I,
+)
+
+
+def asks_what_breaks(question: str) -> bool:
+    """Whether it asks what goes wrong when a setting is pushed too far."""
+    return bool(_PUSHED_TOO_FAR.search(question))
+
+
 #: "Which layer handles evaluation and tracing?": a layer asked for by what it does.
 _LAYER_BY_ROLE = re.compile(
     r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b.{0,40}\b(handles?|deals? with|covers?|is responsible for|are responsible for|takes? care of|manages?)\b",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rdflib.namespace import SKOS
 
 from stackgraph.graph.answering import intents
-from stackgraph.graph.answering.context import Context
+from stackgraph.graph.answering.context import NAMED_HOW, Context
 from stackgraph.graph.answering.text import first_sentences, join, without_leading_label
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
@@ -130,6 +130,43 @@ def remedy(ctx: Context) -> Answer | None:
         return None
     parts = fixes_of_problem(ctx, iri)
     return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8) if parts else None
+
+
+def pushed_too_far(ctx: Context) -> Answer | None:
+    """What goes wrong when a setting is pushed too far ("what breaks if I crank max_num_seqs
+    way up?"): the problem it keeps in check, read backwards, and the symptoms that problem is a
+    likely cause of. max_num_seqs mitigates the KV cache and batch outgrowing the VRAM budget,
+    which is a likely cause of CUDA OOM: raised too far, that is what breaks. None when the
+    question asks no such thing or its subject mitigates nothing."""
+    if ctx.parsed is None or not ctx.candidates or not intents.asks_what_breaks(ctx.question):
+        return None
+    # The setting named (or pointed at), not what the word "breaks" happened to match.
+    named = [c.iri for c in ctx.candidates if c.how in NAMED_HOW]
+    iri = next((c for c in named if ctx.facts(c).iris(SG.mitigates)), None)
+    if iri is None:
+        return None
+    problems = ctx.facts(iri).iris(SG.mitigates)
+    label = ctx.catalog.display(iri)
+    ctx.evidence.entity(iri)
+    parts = []
+    for problem in problems[:2]:
+        ctx.evidence.fact(iri, SG.mitigates, problem)
+        ctx.evidence.entity(problem)
+        symptoms = ctx.facts(problem).incoming(SG.likelyCause)[:2]
+        for symptom in symptoms:
+            ctx.evidence.fact(symptom, SG.likelyCause, problem)
+            ctx.evidence.entity(symptom)
+        leads = (
+            f" (a likely cause of {join([ctx.catalog.display(s) for s in symptoms], 'and')})"
+            if symptoms
+            else ""
+        )
+        parts.append(f"{ctx.catalog.display(problem)}{leads}")
+    text = f"{label} governs {join(parts, 'and')}: pushed too far, that is what to expect first."
+    rec = ctx.catalog.get(iri)
+    if rec and rec.definition:
+        text += f" {label}: {first_sentences(rec.definition, 200)}"
+    return ctx.answer(text, intents.DIAGNOSE, 0.7)
 
 
 def fixes_of_problem(ctx: Context, iri: str, said: str = "") -> list[str]:
