@@ -154,6 +154,23 @@ def test_chatter_before_the_asking_words_keeps_the_intent(engine: Engine, questi
     assert answer.intent == intent, answer.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "compares"),
+    [
+        ("how does NCCL compare to RCCL?", True),
+        ("compare InfiniBand with RoCE", True),
+        ("can you compare MIG and time-slicing", True),
+        # "compare to" after a measurement reports it: a problem, not two things set side by side.
+        ("distributed training speed slow down compare to one node", False),
+        ("throughput is low compare with the single GPU run", False),
+    ],
+)
+def test_compare_asks_only_as_a_request(question: str, compares: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert (intents.detect(question).intent == intents.COMPARE) is compares
+
+
 def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) -> None:
     """A tool or function name in a report ("check_resources") is its own name: its ordinary
     words do not name the graph's entities; a name of the graph inside one still does."""

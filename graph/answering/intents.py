@@ -51,7 +51,12 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         COMPARE,
         re.compile(
             # "vs" before a number sets two measurements side by side ("90 GB/s vs 190"), not two things.
-            r"\bcompare\b|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)"
+            # "compare" asks when it opens a request or follows "how" ("how does NCCL compare to
+            # RCCL?"), or takes its objects ("compare NCCL and RCCL"); "training is slow compare to
+            # one node" reports a measurement.
+            r"\bhow\b[^.?!]{0,60}\bcompares?\b|(?:^|[.?!:]\s*|\b(?:please|can you|could you|let's|lets)\s+)compare\b"
+            r"|\bcompare\s+(?!to\b|with\b)\w+"
+            r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)"
             r"|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
             _I,
         ),
