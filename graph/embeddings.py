@@ -35,10 +35,10 @@ import threading
 import time
 import warnings
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,8 @@ from stackgraph.graph.cachefiles import cache_root as _cache_root
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 CACHE_ENV = "STACKGRAPH_CACHE_DIR"
+#: What an ONNX model opens into (a session, an encoder).
+T = TypeVar("T")
 #: Bump when the exported graph changes (inputs, outputs, opset): old cached files are then ignored.
 EXPORT_FORMAT = 1
 #: Texts per ONNX run. Texts are sorted by length first, so a batch carries little padding.
@@ -331,12 +333,10 @@ class _OnnxEncoder:
 
     def encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         with self._lock:
-            if self._documents is None:
-                try:
-                    self._documents = _session(self._path, self._threads)
-                except Exception as exc:  # a cached file torn since it was written
-                    _log(f"cached ONNX model unusable ({type(exc).__name__}: {exc}); exporting it again")
-                    self._documents = _session(_ensure_onnx(self._spec, force=True)[0], self._threads)
+            if self._documents is None:  # a cached file may have been torn since it was written
+                self._documents = _opened_or_exported(
+                    self._spec, lambda paths: _session(paths[0], self._threads)
+                )
         return self._run(self._documents, texts, batch_size)
 
     def encode_query(self, text: str) -> np.ndarray:
@@ -419,13 +419,22 @@ def _load_onnx_encoder(spec: ModelSpec, threads: int = 0) -> _OnnxEncoder:
     import tokenizers  # noqa: F401
 
     cached = spec.onnx_path.exists() and spec.query_onnx_path.exists()
+    return _opened_or_exported(spec, lambda paths: _OnnxEncoder(spec, *paths, threads), cached)
+
+
+def _opened_or_exported(
+    spec: ModelSpec, open_model: Callable[[tuple[Path, Path]], T], cached: bool = True
+) -> T:
+    """``open_model`` on the cached ONNX files (fp32, int8); when they are unusable (torn since
+    they were written), exported again once and opened anew. ``cached`` false: the files were
+    just exported and verified, so exporting again would fail the same way."""
     try:
-        return _OnnxEncoder(spec, *_ensure_onnx(spec), threads)
+        return open_model(_ensure_onnx(spec))
     except Exception as exc:
-        if not cached:  # just exported and verified: exporting again would fail the same way
+        if not cached:
             raise
         _log(f"cached ONNX model unusable ({type(exc).__name__}: {exc}); exporting it again")
-        return _OnnxEncoder(spec, *_ensure_onnx(spec, force=True), threads)
+        return open_model(_ensure_onnx(spec, force=True))
 
 
 def prepare(*, force: bool = False) -> Path:

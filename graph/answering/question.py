@@ -148,6 +148,12 @@ class Question:
         return bool(_pointing_words(self.normalized.split()))
 
     @property
+    def first_pointer(self) -> int | None:
+        """The position (in the normalized words) of its first word pointing back, if any: where
+        the subject it stands for would be written ("does it run on Kubernetes?")."""
+        return next(iter(_pointing_words(self.normalized.split())), None)
+
+    @property
     def points_at_own_names(self) -> bool:
         """Whether its pointing words are plural and follow two or more things it names itself:
         "observability and security: are those layers too?" asks about those two, not about

@@ -42,8 +42,6 @@ _NOT_ASKING = frozenset({"to", "i", "we", "you", "they"})
 ASKING_WORDS = 12
 #: How a question asking a relation opens ("what does X deploy?", "which tools use X?").
 _OPENERS = frozenset({"what", "which", "who", "does", "do", "is", "are", "whats"})
-#: Words standing for the conversation's subject in a follow-up.
-_POINTERS = frozenset({"it", "its", "this", "that", "they", "them"})
 #: Targets spelled out, each with the first sentence of its definition, up to this many.
 DEFINED = 3
 
@@ -74,7 +72,7 @@ def asked(ctx: Context) -> tuple[Asked, ...]:
     ]
     if ctx.from_conversation and ctx.candidates:
         # "does it run on Kubernetes?" after "what is Volcano?": "it" stands where Volcano would.
-        at = next((i for i, w in enumerate(words) if w in _POINTERS), None)
+        at = ctx.parsed.first_pointer
         if at is not None:
             named.append((ctx.candidates[0].iri, at, at + 1))  # after what the question names itself
     for i, word in enumerate(words):
