@@ -718,6 +718,9 @@ def test_a_collective_named_in_a_report_asks_for_no_remedy(engine: Engine) -> No
     assert Question.parse(engine, "how to handle long pending pods in a job?").asks_for_remedy
     assert Question.parse(engine, "how do we deal with flapping links?").asks_for_remedy
     assert not Question.parse(engine, "which layer handles rate limiting?").asks_for_remedy
+    # Smoothing a problem out is fixing it.
+    assert Question.parse(engine, "which knob smooths out the p99 spikes?").asks_for_remedy
+    assert Question.parse(engine, "what setting smooths that out").asks_for_remedy
 
 
 def test_fixes_defined_alike_are_explained_once(engine: Engine) -> None:

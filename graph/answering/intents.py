@@ -256,7 +256,7 @@ def asks_for_advice(question: str) -> bool:
 _REMEDY = re.compile(
     # "all-reduce" and "reduce-scatter" name collectives, not a wish to reduce something.
     r"\b(solutions?|solve|fix|fixes|workarounds?|improve|speed (it |this |that )?up|(?<!-)reduce(?!-)|avoid|prevent"
-    r"|mitigate|optimi[sz]e|resolve|handle|deal with|get around|get rid of)\b",
+    r"|mitigate|optimi[sz]e|resolve|handle|deal with|get around|get rid of|smooth(?:e?s)?(?: \w+)? out)\b",
     _I,
 )
 
