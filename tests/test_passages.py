@@ -404,6 +404,30 @@ def test_a_statement_two_entities_carry_is_said_once(engine: Engine) -> None:
     assert asked >= 6
 
 
+def test_a_placement_of_everything_named_is_not_replaced_by_a_hedge(engine: Engine) -> None:
+    """ "does the nine-layer model need new layers for TPUs with XLA, or where do they land?": the
+    placement of TPU and XLA answers it, however many more of its words the closest statements
+    about another technology repeat; the same hedge still replaces a definition."""
+    from stackgraph.graph.model import Answer
+
+    tpu, xla, ualink = engine.resolve("TPU"), engine.resolve("XLA"), engine.resolve("UALink")
+    question = terms("tpus with xla: does the model need new layers or where do they land")
+    naming = {tpu.iri: {"tpus"}, xla.iri: {"xla"}}
+    placed = Answer("q", True, "TPU fits in L9. XLA fits in L4.", "where_fits", 0.9, entities=(tpu, xla))
+    hedge = Answer(
+        "q",
+        True,
+        "The closest the graph knows: UALink maps onto the existing layer rather than needing new layers; "
+        "where do they land: the model",
+        "where_fits",
+        0.5,
+        entities=(ualink,),
+    )
+    assert compete.better(engine, question, placed, hedge, naming=naming) is placed
+    defined = Answer("q", True, "TPU: an accelerator. XLA: a compiler.", "define", 0.9, entities=(tpu, xla))
+    assert compete.better(engine, question, defined, hedge, naming=naming) is hedge
+
+
 def test_a_definition_fallback_loses_a_tie_to_a_statement_about_the_same_entity(engine: Engine) -> None:
     from stackgraph.graph.model import Answer
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 #: The intent of a definition answer (``intents.DEFINE``; not imported, to keep this module a leaf).
 DEFINE = "define"
+#: The intent of a placement answer (``intents.FIT``).
+FIT = "where_fits"
 #: How much more of the question the passage answer must cover to replace the intent's answer.
 MARGIN = 0.1
 
@@ -89,6 +91,16 @@ def better(
         and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
     ):
         return first  # the intent's answer is about a part of what the passage is about
+    if (
+        challenger.answer.startswith(HEDGED)
+        and first.intent == FIT
+        and naming
+        and all(iri in {e.iri for e in first.entities} for iri, named in naming.items() if named)
+    ):
+        # Only the closest statements, offered as such, against an answer about what the question
+        # names: "does the nine-layer model need new layers for TPUs with XLA?" is answered by where
+        # TPU and XLA sit, not by how UALink maps onto an existing layer.
+        return first
     theirs = coverage(engine, question, challenger.answer, named=_named_terms(challenger, naming))
     mine = coverage(engine, question, first.answer, named=_named_terms(first, naming))
     if (
@@ -111,6 +123,8 @@ def better(
     return challenger if theirs > mine + MARGIN else first
 
 
+#: How a hedged answer opens (``reports.HEDGE``; spelled out to keep this a leaf).
+HEDGED = "The closest the graph knows:"
 #: The edge from a fix to the problem it fixes (``SG.mitigates``; spelled out to keep this a leaf).
 MITIGATES = "https://w3id.org/stackgraph/ns#mitigates"
 
