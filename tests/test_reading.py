@@ -403,6 +403,23 @@ def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, mo
     assert with_synonyms > best_slow_score()
 
 
+def test_infra_is_infrastructure(engine: Engine, monkeypatch) -> None:
+    from stackgraph.graph.answering import passages
+    from stackgraph.graph.lexical import synonyms
+
+    assert stem("infrastructure") in synonyms()[stem("infra")]
+
+    def best_score() -> float:
+        hits = engine.passages.rank(
+            "on call for the infra, which end do i start from", k=300, use_semantic=False
+        )
+        return max(h.score for h in hits if "If you own infrastructure" in h.passage.text)
+
+    with_synonyms = best_score()
+    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
+    assert with_synonyms > best_score()
+
+
 def test_a_huge_prompt_is_a_long_one(engine: Engine, monkeypatch) -> None:
     from stackgraph.graph.answering import passages
     from stackgraph.graph.lexical import synonyms
