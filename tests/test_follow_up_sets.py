@@ -15,6 +15,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
 - ``follow_ups_blind10.jsonl``: 36 more (six off-topic), scored blind at 30/36 when it arrived.
 - ``follow_ups_blind11.jsonl``: 36 more (six off-topic, three of three turns), scored blind at
   21/36 when it arrived.
+- ``follow_ups_blind12.jsonl``: 36 more (six off-topic, three walking a triage tree), scored blind
+  at 26/36 when it arrived.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ BARS = {
     "follow_ups_blind9.jsonl": 0.75,
     "follow_ups_blind10.jsonl": 0.88,
     "follow_ups_blind11.jsonl": 0.6,
+    "follow_ups_blind12.jsonl": 0.7,
 }
 
 

@@ -1141,3 +1141,31 @@ def test_a_status_code_said_in_the_plural_names_its_symptom(engine: Engine, ques
     assert f" {code} " in f" {normalize(question)} "
     mentions = Question.parse(engine, question).mentions
     assert any(code in engine.catalog.label(m.iri) for m in mentions), mentions
+
+
+@pytest.mark.parametrize(
+    ("report", "ruled_out"),
+    [
+        ("trace shows retrieval and queueing flat, its all generation time", {"retriev", "queue"}),
+        ("queue + gen look normal, the extra time is in retrieval", {"queue", "gen"}),
+        ("the dataloader is fine, workers aren't starved", {"dataload", "worker", "starv"}),
+        ("the network isn't the bottleneck, GPUs are idle", {"network", "bottleneck"}),
+        # Said fine in one place and troubled in another: still the problem.
+        ("NCCL hangs on 16 nodes, a single node is fine", set()),
+        # A thing missing or not done is the trouble itself, not a thing found fine.
+        ("nvidia-fabricmanager is not installed, so CUDA init fails with 802", set()),
+        ("why isn't Kubernetes one of the layers?", set()),
+    ],
+)
+def test_what_a_report_found_fine_is_ruled_out(report: str, ruled_out: set[str]) -> None:
+    from stackgraph.graph.answering.question import ruled_out_terms
+
+    assert ruled_out_terms(report) == ruled_out
+
+
+def test_a_triage_branch_found_fine_is_not_the_one_answered(semantic_engine: Engine) -> None:
+    """Of the three places a slow answer's time goes, the report says two are flat: the branch
+    answered is the third, whichever of the others its words name first."""
+    answer = semantic_engine.ask("the trace shows retrieval and queueing flat, it is all generation time")
+    assert "time going to retrieval" not in answer.answer and "time going to queueing" not in answer.answer
+    assert "generation" in answer.answer

@@ -56,6 +56,9 @@ class Question:
     asks_for_person: bool = False
     #: The terms of the sentence that asks, when other sentences stand beside it; else empty.
     asked_terms: tuple[str, ...] = ()
+    #: Terms the report rules out and says nowhere else ("retrieval and queueing look normal, it
+    #: is all generation"): what was checked and found fine is not the problem.
+    ruled_out: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
@@ -75,7 +78,13 @@ class Question:
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_person=_asks_for_a_person(engine, text),
             asked_terms=tuple(terms(_asking_sentence(text))),
+            ruled_out=ruled_out_terms(text),
         )
+
+    @property
+    def ranking_terms(self) -> tuple[str, ...]:
+        """Its terms less those it rules out: what statements are matched against."""
+        return tuple(t for t in self.terms if t not in self.ruled_out) if self.ruled_out else self.terms
 
     @property
     def named(self) -> list[str]:
@@ -316,6 +325,37 @@ _SETTING: re.Pattern[str] | None = None
 _QUOTED = re.compile(r"[\"“”][^\"“”]{3,200}[\"“”]")
 #: Pasted code: a fenced block ("```$ openstack hypervisor list```") or an inline code span.
 _PASTED_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,200}`", re.DOTALL)
+
+
+#: What a report says it checked and found fine: "retrieval and queueing look flat", "queue + gen
+#: look normal", "the dataloader is fine", "workers aren't starved" (the subject and the trouble
+#: denied are both ruled out).
+_FOUND_FINE = re.compile(
+    r"\b([\w/-]+(?:\s*(?:\+|&|\band\b|\bor\b)\s*[\w/-]+){0,3})\s+"
+    r"(?:(?:is|are|was|were|looks?|looked|seems?|seemed|stays?|stayed|works?|worked|working|runs?|both|all|still)\s+){0,2}"
+    r"(?:fine|normal|ok|okay|flat|healthy|unchanged|stable|clean)\b"
+    # Denied trouble only: "workers aren't starved", "the network isn't the bottleneck"; "the
+    # fabric manager is not installed" or "the doc wasn't retrieved" is the trouble itself.
+    r"|\b([\w/-]+)\s+(?:isn'?t|aren'?t|wasn'?t|weren'?t|is not|are not|was not|were not)\s+(?:the\s+)?"
+    r"(starved|starving|slow|stuck|saturated|throttled|bottleneck(?:ed)?|problem|issue|culprit)\b",
+    re.IGNORECASE,
+)
+#: Words of such a phrase that are no part of the thing ruled out.
+_NOT_A_THING = frozenset({"it", "its", "all", "everything", "that", "this", "the", "and", "or", "is", "are"})
+
+
+def ruled_out_terms(text: str) -> frozenset[str]:
+    """The terms of what the text says was checked and is fine, less any it also says elsewhere:
+    in "NCCL hangs on 16 nodes, a single node is fine" the nodes are still the problem."""
+    found = list(_FOUND_FINE.finditer(text))
+    if not found:
+        return frozenset()
+    inside: set[str] = set()
+    for match in found:
+        things = " ".join(g for g in match.groups() if g)
+        inside.update(terms(" ".join(w for w in things.split() if w.lower() not in _NOT_A_THING)))
+    rest = _FOUND_FINE.sub(" ", text)
+    return frozenset(inside - set(terms(rest)))
 
 
 def _unquoted(text: str) -> str:

@@ -136,7 +136,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
             exclude=frames if named else frozenset(),
             k=max(k, RANKED_AT_LEAST),
             use_semantic=use_semantic,
-            query_terms=ctx.parsed.terms,
+            query_terms=ctx.parsed.ranking_terms,
             residual=ctx.parsed.residual_terms,
             near=_near(ctx, ctx.focus) if ctx.focus else None,
             asked=ctx.parsed.asked_terms,
