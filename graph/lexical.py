@@ -110,6 +110,13 @@ def setting_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def template_headings() -> tuple[str, ...]:
+    """The lines of ``ontology/template_headings.txt``: the headings of issue templates ("Describe
+    the bug", "Expected behavior"), whose words say nothing of a report's trouble."""
+    return tuple(line.strip().lower() for line in _word_file("template_headings.txt"))
+
+
+@lru_cache(maxsize=1)
 def outside_topics() -> tuple[str, ...]:
     """The lines of ``ontology/outside_topics.txt``: neighbouring areas the graph does not cover,
     each described in plain words (``SemanticIndex.outside`` embeds them)."""

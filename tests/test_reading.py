@@ -1169,3 +1169,16 @@ def test_a_triage_branch_found_fine_is_not_the_one_answered(semantic_engine: Eng
     answer = semantic_engine.ask("the trace shows retrieval and queueing flat, it is all generation time")
     assert "time going to retrieval" not in answer.answer and "time going to queueing" not in answer.answer
     assert "generation" in answer.answer
+
+
+def test_a_reports_template_headings_are_not_matched(engine: Engine) -> None:
+    from stackgraph.graph.answering.question import heading_terms
+
+    report = (
+        "#### Describe the bug: vector search takes 20 seconds on 30M items "
+        "#### Expected behavior: fast replies #### Steps to reproduce: topk=10, the bug shows every time"
+    )
+    # "bug" is said outside a heading too: it stays; the headings' other words go.
+    assert heading_terms(report) == {"describ", "expect", "behavior", "step", "reproduc"}
+    parsed = Question.parse(engine, report)
+    assert "expect" in parsed.terms and "expect" not in parsed.ranking_terms

@@ -26,13 +26,21 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.evidence import relation_words
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
-from stackgraph.graph.lexical import relational_words, role_verbs, setting_words, synonyms, terms
+from stackgraph.graph.lexical import (
+    relational_words,
+    role_verbs,
+    setting_words,
+    synonyms,
+    template_headings,
+    terms,
+)
 from stackgraph.graph.linking import STOPWORDS
 
 if TYPE_CHECKING:
@@ -57,7 +65,8 @@ class Question:
     #: The terms of the sentence that asks, when other sentences stand beside it; else empty.
     asked_terms: tuple[str, ...] = ()
     #: Terms the report rules out and says nowhere else ("retrieval and queueing look normal, it
-    #: is all generation"): what was checked and found fine is not the problem.
+    #: is all generation"): what was checked and found fine is not the problem; and those it says
+    #: only in its template's headings ("Expected behavior"), which are no part of it.
     ruled_out: frozenset[str] = frozenset()
 
     @classmethod
@@ -78,7 +87,7 @@ class Question:
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_person=_asks_for_a_person(engine, text),
             asked_terms=tuple(terms(_asking_sentence(text))),
-            ruled_out=ruled_out_terms(text),
+            ruled_out=ruled_out_terms(text) | heading_terms(text),
         )
 
     @property
@@ -356,6 +365,20 @@ def ruled_out_terms(text: str) -> frozenset[str]:
         inside.update(terms(" ".join(w for w in things.split() if w.lower() not in _NOT_A_THING)))
     rest = _FOUND_FINE.sub(" ", text)
     return frozenset(inside - set(terms(rest)))
+
+
+@lru_cache(maxsize=1)
+def _template_heading() -> re.Pattern[str]:
+    headings = sorted(template_headings(), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(h) for h in headings) + r")(?![\w'])", re.IGNORECASE)
+
+
+def heading_terms(text: str) -> frozenset[str]:
+    """The terms a report says only inside its template's headings ("Describe the bug", "Expected
+    behavior"): boilerplate, not its trouble."""
+    pattern = _template_heading()
+    inside = {t for m in pattern.finditer(text) for t in terms(m.group(0))}
+    return frozenset(inside - set(terms(pattern.sub(" ", text)))) if inside else frozenset()
 
 
 def _unquoted(text: str) -> str:
