@@ -428,6 +428,15 @@ def test_a_placement_of_everything_named_is_not_replaced_by_a_hedge(engine: Engi
     assert compete.better(engine, question, defined, hedge, naming=naming) is hedge
 
 
+def test_competes_leaf_constants_are_the_engines() -> None:
+    # compete imports nothing of the answering package, so it spells these out: they must agree.
+    from stackgraph.graph.answering import intents, reports
+    from stackgraph.graph.store import SG
+
+    assert (compete.DEFINE, compete.FIT, compete.HEDGED) == (intents.DEFINE, intents.FIT, reports.HEDGE)
+    assert str(SG.mitigates) == compete.MITIGATES
+
+
 def test_a_definition_fallback_loses_a_tie_to_a_statement_about_the_same_entity(engine: Engine) -> None:
     from stackgraph.graph.model import Answer
 

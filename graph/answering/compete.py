@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 DEFINE = "define"
 #: The intent of a placement answer (``intents.FIT``).
 FIT = "where_fits"
+#: How a hedged answer opens (``reports.HEDGE``; spelled out to keep this a leaf).
+HEDGED = "The closest the graph knows:"
 #: How much more of the question the passage answer must cover to replace the intent's answer.
 MARGIN = 0.1
 
@@ -123,8 +125,6 @@ def better(
     return challenger if theirs > mine + MARGIN else first
 
 
-#: How a hedged answer opens (``reports.HEDGE``; spelled out to keep this a leaf).
-HEDGED = "The closest the graph knows:"
 #: The edge from a fix to the problem it fixes (``SG.mitigates``; spelled out to keep this a leaf).
 MITIGATES = "https://w3id.org/stackgraph/ns#mitigates"
 

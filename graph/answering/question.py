@@ -17,7 +17,10 @@ the competition between answers, linking, the follow-up rules), and they could d
   that the graph never uses;
 - ``asks_for_remedy``: whether it asks for a fix ("are there any solutions?");
 - ``asked_terms``: in a report of several sentences, the terms of the one that asks (the last
-  ending in a question mark): the sentences before it say what happened, that one what is wanted.
+  ending in a question mark): the sentences before it say what happened, that one what is wanted;
+- ``ruled_out``: terms it says only of what it checked and found fine ("queue + gen look normal")
+  or only in its issue template's headings ("Expected behavior"); ``ranking_terms`` are the
+  ``terms`` less those, what statements are matched against.
 """
 
 from __future__ import annotations
@@ -369,6 +372,7 @@ def ruled_out_terms(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _template_heading() -> re.Pattern[str]:
+    """One pattern for every heading of ``ontology/template_headings.txt``, longest first."""
     headings = sorted(template_headings(), key=len, reverse=True)
     return re.compile(r"\b(?:" + "|".join(re.escape(h) for h in headings) + r")(?![\w'])", re.IGNORECASE)
 
