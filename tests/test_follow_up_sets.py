@@ -70,3 +70,14 @@ def test_the_last_answer_of_each_conversation_passes(semantic_engine: Engine, na
             failed.append(f"{item['id']}: {item['turns'][-1]!r}: {why}")
     share = 1 - len(failed) / len(items)
     assert share >= BARS[name], f"{share:.1%} of {len(items)} passed:\n" + "\n".join(failed)
+
+
+def test_every_eval_question_is_one_line() -> None:
+    """The shared scorer sends one question per line to ``stackgraph ask --json -``: a question
+    with a line break in it would be asked as several (a pasted log's lines, each answered)."""
+    for path in sorted(EVAL.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                item = json.loads(line)
+                for text in [item.get("q", ""), *item.get("turns", [])]:
+                    assert "\n" not in text and "\r" not in text, (path.name, item["id"])
