@@ -1182,3 +1182,23 @@ def test_a_reports_template_headings_are_not_matched(engine: Engine) -> None:
     assert heading_terms(report) == {"describ", "expect", "behavior", "step", "reproduc"}
     parsed = Question.parse(engine, report)
     assert "expect" in parsed.terms and "expect" not in parsed.ranking_terms
+
+
+def test_a_branch_found_fine_is_not_descended_into(semantic_engine: Engine) -> None:
+    """The triage tree is walked with the words the report does not rule out: "queueing and
+    generation look normal" leaves the retrieval branch."""
+    answer = semantic_engine.ask(
+        "the trace puts the extra time in retrieval; queueing and generation look normal"
+    )
+    assert answer.answer.startswith("Latency increased: time going to retrieval"), answer.answer
+
+
+def test_asking_for_layers_with_no_subject_of_its_own_leans_on_the_conversation(
+    semantic_engine: Engine,
+) -> None:
+    conversation = Conversation()
+    semantic_engine.ask("my pods are stuck in CrashLoopBackOff while loading a big model", conversation)
+    answer = semantic_engine.ask("which layers should i go after in the 8-layer map?", conversation)
+    assert "CrashLoopBackOff" in answer.answer and "L5 Kubernetes & Containers" in answer.answer, (
+        answer.answer
+    )

@@ -708,7 +708,9 @@ def _follow_up(
         and all(len(w) == 1 or w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
         and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
     )
-    leans = Conversation.leans_on_context(text) or bare
+    # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
+    # asked for, of what the conversation is about.
+    leans = Conversation.leans_on_context(text) or bare or (not named and intents.asks_for_layer(text))
     if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
     last_layer = engine.catalog.get(conversation.last_layer) if conversation.last_layer else None

@@ -60,8 +60,14 @@ def descend(ctx: Context, iri: str) -> str:
     ("the dataloader can't keep up" is the data-loading branch)."""
     current = iri
     seen = {iri}
-    question_terms = set(ctx.parsed.terms)
-    question_words = set(ctx.question.lower().replace("'", "").split())
+    # What the report found fine selects no branch ("queue + gen look normal": not queueing).
+    question_terms = set(ctx.parsed.ranking_terms)
+    ruled_out = ctx.parsed.ruled_out
+    question_words = {
+        w
+        for w in ctx.question.lower().replace("'", "").split()
+        if not (ruled_out and set(terms(w)) and set(terms(w)) <= ruled_out)
+    }
     for _ in range(6):
         facts = ctx.facts(current)
         steps = facts.iris(SG.triage) + facts.iris(SG.nextStep)
