@@ -61,6 +61,26 @@ def numbered_items(text: str) -> list[str]:
     return items
 
 
+#: A list run into a sentence after a colon: "the order is almost always: was the document
+#: retrieved; was it ranked too low; was it present in context and still ignored."
+_RUN_IN_LIST = re.compile(r":\s+([^.:]+?;[^.:]+?;[^.:]+?)(?:\.(?:\s|$)|$)")
+#: Items at least a run-in list holds, so that a stray semicolon makes none.
+RUN_IN_ITEMS = 3
+
+
+def listed_items(text: str) -> list[str]:
+    """The items of the first numbered list in ``text``, else of the first run-in list (after a
+    colon, separated by semicolons, three or more): what "step 2" or "the first one" can mean."""
+    numbered = numbered_items(text)
+    if numbered:
+        return numbered
+    found = _RUN_IN_LIST.search(text)
+    if not found:
+        return []
+    items = [part.strip().removeprefix("and ").strip() for part in found.group(1).split(";")]
+    return items if len(items) >= RUN_IN_ITEMS and all(items) else []
+
+
 @dataclass
 class Turn:
     question: str
@@ -117,7 +137,7 @@ class Conversation:
         return None
 
     def spell_out_item(self, question: str) -> str:
-        """``question`` with a reference to a numbered item of the last answer followed by that
+        """``question`` with a reference to an item of the last answer's list followed by that
         item: "how is step 2 actually done?" after "1) pre-staging, 2) CDC-based vector delta
         sync (Airflow/Kafka), 3) ..." asks about the delta sync, which its own words never name."""
         if not self.turns or not self.turns[-1].answer:
@@ -130,7 +150,7 @@ class Conversation:
             if not found:
                 return question
             number = _ORDINALS[found.group(1).lower()]
-        items = numbered_items(self.turns[-1].answer)
+        items = listed_items(self.turns[-1].answer)
         if not items or number == 0 or number > len(items):
             return question
         item = items[number - 1] if number > 0 else items[-1]

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from stackgraph.graph.conversation import Conversation, Turn, numbered_items
+from stackgraph.graph.conversation import Conversation, Turn, listed_items, numbered_items
 from stackgraph.graph.engine import Engine
 
 
@@ -140,6 +140,13 @@ def test_a_numbered_list_is_read_item_by_item() -> None:
     assert numbered_items("we waited 2) minutes") == []  # one number is no list
 
 
+def test_a_run_in_list_is_read_item_by_item() -> None:
+    said = "The order is almost always: was it retrieved; was it ranked too low; was it ignored. Then more."
+    assert listed_items(said) == ["was it retrieved", "was it ranked too low", "was it ignored"]
+    assert listed_items("Note: a; b") == []  # two parts are no list
+    assert listed_items("Phases: 1) stage, 2) sync.") == ["stage", "sync"]  # numbered first
+
+
 def test_a_reference_to_a_numbered_item_is_spelled_out() -> None:
     conversation = Conversation()
     said = "Phases: 1) pre-stage weights, 2) sync deltas, 3) cut over."
@@ -171,3 +178,13 @@ def test_a_follow_up_naming_a_numbered_item_asks_about_that_item(engine: Engine)
         second = items[1].split(" (")[0].lower()
         assert follow.answered and second in follow.answer.lower(), (row.label, follow.answer)
     assert asked
+
+
+def test_the_first_step_of_a_run_in_list_is_what_a_follow_up_asks_about(semantic_engine: Engine) -> None:
+    conversation = Conversation()
+    first = semantic_engine.ask(
+        "in what order do I check things when a retrieval-augmented system gives a bad answer", conversation
+    )
+    assert listed_items(first.answer)
+    follow = semantic_engine.ask("ok, for the first step, what should we be logging?", conversation)
+    assert "chunk IDs" in follow.answer[:300], follow.answer
