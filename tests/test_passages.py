@@ -404,7 +404,9 @@ def test_a_statement_two_entities_carry_is_said_once(engine: Engine) -> None:
     assert asked >= 6
 
 
-def test_a_placement_of_everything_named_is_not_replaced_by_a_hedge(engine: Engine) -> None:
+def test_a_placement_of_everything_named_is_not_replaced_by_a_hedge_or_an_answer_about_else(
+    engine: Engine,
+) -> None:
     """ "does the nine-layer model need new layers for TPUs with XLA, or where do they land?": the
     placement of TPU and XLA answers it, however many more of its words the closest statements
     about another technology repeat; the same hedge still replaces a definition."""
@@ -426,6 +428,12 @@ def test_a_placement_of_everything_named_is_not_replaced_by_a_hedge(engine: Engi
     assert compete.better(engine, question, placed, hedge, naming=naming) is placed
     defined = Answer("q", True, "TPU: an accelerator. XLA: a compiler.", "define", 0.9, entities=(tpu, xla))
     assert compete.better(engine, question, defined, hedge, naming=naming) is hedge
+    # Asserted, but about none of what the question names: the placement still stands.
+    elsewhere = Answer(
+        "q", True, hedge.answer.removeprefix(compete.HEDGED), "where_fits", 0.8, entities=(ualink,)
+    )
+    assert compete.better(engine, question, placed, elsewhere, naming=naming) is placed
+    assert compete.better(engine, question, defined, elsewhere, naming=naming) is elsewhere
 
 
 def test_competes_leaf_constants_are_the_engines() -> None:

@@ -94,14 +94,16 @@ def better(
     ):
         return first  # the intent's answer is about a part of what the passage is about
     if (
-        challenger.answer.startswith(HEDGED)
-        and first.intent == FIT
+        first.intent == FIT
         and naming
         and all(iri in {e.iri for e in first.entities} for iri, named in naming.items() if named)
+        and (challenger.answer.startswith(HEDGED) or not _named_terms(challenger, naming))
     ):
-        # Only the closest statements, offered as such, against an answer about what the question
-        # names: "does the nine-layer model need new layers for TPUs with XLA?" is answered by where
-        # TPU and XLA sit, not by how UALink maps onto an existing layer.
+        # Only the closest statements, offered as such, or statements about none of what the
+        # question names, against the placement of all of it: "does the nine-layer model need new
+        # layers for TPUs with XLA?" is answered by where TPU and XLA sit, not by how UALink maps
+        # onto an existing layer; "k8s: where's it go in the 9-layer model vs the 8-layer map?" by
+        # where Kubernetes sits, not by another layer's crosswalk.
         return first
     theirs = coverage(engine, question, challenger.answer, named=_named_terms(challenger, naming))
     mine = coverage(engine, question, first.answer, named=_named_terms(first, naming))
