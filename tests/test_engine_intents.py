@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stackgraph.graph.answering.question import Question
+from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.model import UnknownEntity
 
@@ -446,3 +447,31 @@ def test_vs_compares_things_not_numbers(question: str, compares: bool) -> None:
     from stackgraph.graph.answering import intents
 
     assert (intents.detect(question).intent == intents.COMPARE) is compares
+
+
+#: Every layer with a crosswalk edge to a layer of the other model, with both models' names.
+CROSSWALKED = """
+PREFIX sg: <https://w3id.org/stackgraph/ns#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT DISTINCT ?code ?model ?other WHERE {
+  ?layer sg:code ?code ; sg:inModel/rdfs:label ?model ;
+         skos:broadMatch|skos:closeMatch|skos:exactMatch|skos:narrowMatch|skos:relatedMatch ?match .
+  ?match sg:inModel/rdfs:label ?other .
+  FILTER(STRSTARTS(?code, "L"))
+}
+"""
+
+
+def test_a_layer_asked_of_in_the_other_model_is_a_crosswalk(engine: Engine) -> None:
+    """ "which layer of the eight-layer map does nine-layer L9 correspond to?", and the same asked
+    as a follow-up ("is it the same number in the 8-layer map?"): what it corresponds to there."""
+    rows = list(engine.graph.query(CROSSWALKED))
+    assert rows
+    for row in rows:
+        answer = ask(engine, f"which layer of the {row.other} does {row.model} {row.code} correspond to?")
+        assert answer.intent == "crosswalk" and "corresponds to" in answer.answer, answer.answer
+    conversation = Conversation()
+    engine.ask("what is L9 in the nine-layer model?", conversation)
+    follow = engine.ask("is it the same number in the 8-layer ops map?", conversation)
+    assert "corresponds to L2 GPUs & Networking" in follow.answer, follow.answer

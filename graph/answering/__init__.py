@@ -636,6 +636,16 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
         return intents.DIAGNOSE
     if intent == intents.CROSSWALK and first and not ctx.of_type("Layer") and not problems:
         return intents.FIT  # "how does NCCL relate to the nine-layer model?": where NCCL sits in it
+    if (
+        first
+        and ctx.model_hint
+        and ctx.catalog.is_a(first, SG.Layer)
+        and ctx.model_hint not in ctx.facts(first).iris(SG.inModel)
+        and (ctx.from_conversation or intents.asks_for_layer(ctx.question))
+    ):
+        # A layer of one model asked of in the other ("is it the same number in the 8-layer map?"
+        # after nine-layer L9): what it corresponds to there.
+        return intents.CROSSWALK
     return intent
 
 
