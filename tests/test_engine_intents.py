@@ -475,3 +475,12 @@ def test_a_layer_asked_of_in_the_other_model_is_a_crosswalk(engine: Engine) -> N
     engine.ask("what is L9 in the nine-layer model?", conversation)
     follow = engine.ask("is it the same number in the 8-layer ops map?", conversation)
     assert "corresponds to L2 GPUs & Networking" in follow.answer, follow.answer
+
+
+def test_a_layers_assumption_asked_of_a_tool_is_that_of_the_layer_it_checks(semantic_engine: Engine) -> None:
+    """ "what does its layer assume?" about nvidia-smi, in the eight-layer map: the layer that
+    owns what it checks (L2), not whichever layer's words the question happens to share."""
+    conversation = Conversation()
+    semantic_engine.ask("what is nvidia-smi for?", conversation)
+    answer = semantic_engine.ask("and in the 8-layer map, what does its layer assume?", conversation)
+    assert "L2 GPUs & Networking (eight-layer operational map): L2 assumes" in answer.answer, answer.answer

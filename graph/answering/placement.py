@@ -494,9 +494,9 @@ _DETAIL = (
 
 def layer_detail(ctx: Context) -> Answer | None:
     layers = ctx.of_type("Layer")
-    if not layers:
+    layer = layers[0].iri if layers else _layer_of_subject(ctx)
+    if layer is None:
         return None
-    layer = layers[0].iri
     facts = ctx.facts(layer)
     low = ctx.question.lower()
     wanted = [(p, verb) for cue, p, verb in _DETAIL if cue in low] or [
@@ -512,6 +512,23 @@ def layer_detail(ctx: Context) -> Answer | None:
     ctx.evidence.entity(layer)
     head = f"{layer_phrase(ctx.catalog, layer, with_model=True)}: "
     return ctx.answer(head + " ".join(parts), intents.ASSUME, 0.9)
+
+
+def _layer_of_subject(ctx: Context) -> str | None:
+    """The layer, in the model the question names, of what the question is about when that is no
+    layer: where it fits, else the layer owning most of the problems it checks ("which assumption
+    of the 8-layer map is that breaking?" about `ibstat`: L2, which owns a port below its rated
+    speed). None without a model named or a layer found."""
+    if not ctx.candidates or not ctx.model_hint:
+        return None
+    facts = ctx.facts(ctx.candidates[0].iri)
+    found = list(facts.iris(SG.fitsIn))
+    for problem in facts.incoming(SG.diagnosedBy):
+        found += ctx.facts(problem).iris(SG.ownedBy)
+    in_model = [layer for layer in found if ctx.model_hint in ctx.facts(layer).iris(SG.inModel)]
+    if not in_model:
+        return None
+    return max(dict.fromkeys(in_model), key=in_model.count)
 
 
 def layer_for_text(ctx: Context, min_score: float = 0.2) -> Answer | None:
