@@ -41,15 +41,15 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind14.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind15.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind16.jsonl --min 60
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind18.jsonl --min 40
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind19.jsonl --min 50
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind18.jsonl --min 45
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind19.jsonl --min 55
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind8.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind9.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind10.jsonl --min 90
-	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind11.jsonl --min 85
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind11.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

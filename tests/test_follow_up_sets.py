@@ -41,8 +41,8 @@ BARS = {
     "follow_ups_blind7.jsonl": 0.85,
     "follow_ups_blind9.jsonl": 0.75,
     "follow_ups_blind10.jsonl": 0.88,
-    "follow_ups_blind11.jsonl": 0.6,
-    "follow_ups_blind12.jsonl": 0.7,
+    "follow_ups_blind11.jsonl": 0.7,
+    "follow_ups_blind12.jsonl": 0.8,
 }
 
 
