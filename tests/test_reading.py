@@ -7,6 +7,7 @@ The questions are written for these tests; none is taken from an evaluation set.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -387,55 +388,58 @@ def test_a_close_statement_about_another_subject_fills_a_free_slot(engine: Engin
     assert [h.passage for h in chosen] == passages[:3], "two close rivals are said; a far one is not"
 
 
-def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, monkeypatch) -> None:
+def _best_score_with_and_without_synonyms(
+    engine: Engine, monkeypatch, report: str, holds: Callable[[str], bool], k: int = 200
+) -> tuple[float, float]:
+    """The best lexical score, among a report's top ``k`` passages, of a passage whose text
+    ``holds`` what is looked for: with the report-word synonyms counted, then weighted zero."""
     from stackgraph.graph.answering import passages
+
+    def best() -> float:
+        hits = engine.passages.rank(report, k=k, use_semantic=False)
+        return max(h.score for h in hits if holds(h.passage.text))
+
+    with_synonyms = best()
+    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
+    return with_synonyms, best()
+
+
+def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, monkeypatch) -> None:
     from stackgraph.graph.lexical import synonyms
 
     assert stem("slow") in synonyms()[stem("crawling")]
-    question = "our gradient sync across racks is crawling"
-
-    def best_slow_score() -> float:
-        hits = engine.passages.rank(question, k=200, use_semantic=False)
-        return max(h.score for h in hits if "slow" in terms(h.passage.text))
-
-    with_synonyms = best_slow_score()
-    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
-    assert with_synonyms > best_slow_score()
+    with_synonyms, without = _best_score_with_and_without_synonyms(
+        engine, monkeypatch, "our gradient sync across racks is crawling", lambda text: "slow" in terms(text)
+    )
+    assert with_synonyms > without
 
 
 def test_infra_is_infrastructure(engine: Engine, monkeypatch) -> None:
-    from stackgraph.graph.answering import passages
     from stackgraph.graph.lexical import synonyms
 
     assert stem("infrastructure") in synonyms()[stem("infra")]
-
-    def best_score() -> float:
-        hits = engine.passages.rank(
-            "on call for the infra, which end do i start from", k=300, use_semantic=False
-        )
-        return max(h.score for h in hits if "If you own infrastructure" in h.passage.text)
-
-    with_synonyms = best_score()
-    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
-    assert with_synonyms > best_score()
+    with_synonyms, without = _best_score_with_and_without_synonyms(
+        engine,
+        monkeypatch,
+        "on call for the infra, which end do i start from",
+        lambda text: "If you own infrastructure" in text,
+        k=300,
+    )
+    assert with_synonyms > without
 
 
 def test_a_huge_prompt_is_a_long_one(engine: Engine, monkeypatch) -> None:
-    from stackgraph.graph.answering import passages
     from stackgraph.graph.lexical import synonyms
 
     # "Splits long prompt prefill into chunks": a report says the prompt is huge or giant.
     assert stem("long") in synonyms()[stem("huge")] and stem("long") in synonyms()[stem("giant")]
-
-    def best_prefill_score() -> float:
-        hits = engine.passages.rank(
-            "one giant prompt stalls the other running requests", k=200, use_semantic=False
-        )
-        return max(h.score for h in hits if "prefill" in h.passage.text)
-
-    with_synonyms = best_prefill_score()
-    monkeypatch.setattr(passages, "SYNONYM_WEIGHT", 0.0)
-    assert with_synonyms > best_prefill_score()
+    with_synonyms, without = _best_score_with_and_without_synonyms(
+        engine,
+        monkeypatch,
+        "one giant prompt stalls the other running requests",
+        lambda text: "prefill" in text,
+    )
+    assert with_synonyms > without
 
 
 def test_a_passage_answer_about_a_problem_says_what_fixes_its_one_cause(engine: Engine) -> None:

@@ -96,7 +96,7 @@ def better(
     if (
         first.intent == FIT
         and naming
-        and all(iri in {e.iri for e in first.entities} for iri, named in naming.items() if named)
+        and {iri for iri, named in naming.items() if named} <= {e.iri for e in first.entities}
         and (challenger.answer.startswith(HEDGED) or not _named_terms(challenger, naming))
     ):
         # Only the closest statements, offered as such, or statements about none of what the

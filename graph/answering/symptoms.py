@@ -63,11 +63,12 @@ def descend(ctx: Context, iri: str) -> str:
     # What the report found fine selects no branch ("queue + gen look normal": not queueing).
     question_terms = set(ctx.parsed.ranking_terms)
     ruled_out = ctx.parsed.ruled_out
-    question_words = {
-        w
-        for w in ctx.question.lower().replace("'", "").split()
-        if not (ruled_out and set(terms(w)) and set(terms(w)) <= ruled_out)
-    }
+
+    def found_fine(word: str) -> bool:
+        stems = set(terms(word)) if ruled_out else set()
+        return bool(stems) and stems <= ruled_out
+
+    question_words = {w for w in ctx.question.lower().replace("'", "").split() if not found_fine(w)}
     for _ in range(6):
         facts = ctx.facts(current)
         steps = facts.iris(SG.triage) + facts.iris(SG.nextStep)
