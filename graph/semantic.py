@@ -12,7 +12,7 @@ import hashlib
 import threading
 from typing import TYPE_CHECKING
 
-from stackgraph.graph.answering.text import first_sentences
+from stackgraph.graph.answering.text import first_sentences, prose
 from stackgraph.graph.embeddings import Embedder, EmbeddingIndex
 from stackgraph.graph.lexical import outside_topics
 
@@ -51,12 +51,13 @@ class SemanticIndex:
         return cls(index, embedder)
 
     def vector(self, text: str):
-        """The text's embedding. The last one is kept: within one question, linking and the
-        passage ranker both need it, and an encode is the costliest step of answering."""
+        """The embedding of the text's prose (pasted code blocks left out). The last one is kept:
+        within one question, linking and the passage ranker both need it, and an encode is the
+        costliest step of answering."""
         last = self._last
         if last is not None and last[0] == text:
             return last[1]
-        vector = self.embedder.encode_query(text)
+        vector = self.embedder.encode_query(prose(text))
         self._last = (text, vector)
         return vector
 

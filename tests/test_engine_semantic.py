@@ -152,3 +152,13 @@ def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_ar
     assert measured == []
     engine.ask("pip keeps failing to build the wheel for our attention kernel package, gcc error code 1")
     assert len(measured) == 1
+
+
+def test_pasted_code_leaves_the_meaning_of_a_report_to_its_sentences(semantic_engine: Engine) -> None:
+    """A log pasted between a report's sentences shares words with everything; what the report
+    means is in its sentences, so the encoder reads those (and a text that is all code, whole)."""
+    index = semantic_engine.linker.semantic_index()
+    report = "all-reduce hangs after a few steps on 16 nodes, a single node is fine"
+    log = "```\n[rank3] NCCL INFO Channel 00/02 : 0[0] -> 1[1] via P2P/IPC\nW1204 12:00:01 process_group.cpp:42] timeout\n```"
+    assert (index.vector(f"{report}\n{log}\nany idea?") == index.vector(f"{report}\n \nany idea?")).all()
+    assert (index.vector(log) != index.vector(report)).any()  # all code: encoded as it stands

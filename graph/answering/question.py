@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.evidence import relation_words
+from stackgraph.graph.answering.text import FENCED_BLOCK
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
 from stackgraph.graph.lexical import (
@@ -336,7 +337,7 @@ _SETTING: re.Pattern[str] | None = None
 #: A quotation inside a longer text: what someone else asked or a message printed, in double quotes.
 _QUOTED = re.compile(r"[\"“”][^\"“”]{3,200}[\"“”]")
 #: Pasted code: a fenced block ("```$ openstack hypervisor list```") or an inline code span.
-_PASTED_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]{1,200}`", re.DOTALL)
+_PASTED_CODE = re.compile(rf"{FENCED_BLOCK.pattern}|`[^`\n]{{1,200}}`", re.DOTALL)
 
 
 #: What a report says it checked and found fine: "retrieval and queueing look flat", "queue + gen

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
 #: The longest answer text any surface gets (the evaluation contract says 1,200).
 MAX_ANSWER_CHARS = 1200
 
+#: A fenced block of pasted code, logs or config ("```" to "```", or to the end of an unclosed one).
+FENCED_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+
 _MODEL_SHORT = {
     "https://w3id.org/stackgraph/id/nine-layer-model": "nine-layer model",
     "https://w3id.org/stackgraph/id/eight-layer-map": "eight-layer operational map",
@@ -40,6 +43,14 @@ def join(items: Sequence[str], word: str = "and") -> str:
     if len(items) == 1:
         return items[0]
     return ", ".join(items[:-1]) + f" {word} " + items[-1]
+
+
+def prose(text: str) -> str:
+    """The text less its fenced blocks: what a report means is in its sentences, while the logs,
+    configs and stack traces pasted between them share words with everything and, once the
+    encoder truncates, would crowd those sentences out. A text that is all code stays whole."""
+    stripped = FENCED_BLOCK.sub(" ", text)
+    return stripped if stripped.strip(" .?!:;,\n") else text
 
 
 def first_sentences(text: str, limit: int = 400) -> str:
