@@ -43,6 +43,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind16.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind18.jsonl --min 45
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind19.jsonl --min 55
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind21.jsonl --min 50
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85

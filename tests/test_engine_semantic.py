@@ -64,6 +64,10 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         "we were charged twice on last month's invoice for our GPU cloud account, how do we get a refund?",
         # Writing tasks: the engine answers from the graph, it does not translate or draft.
         "translate our runbook into French please",
+        # Mobile apps, relational databases, certificates: neighbours of a cluster, not its stack.
+        "our android app crashes on launch after upgrading the kotlin gradle plugin",
+        "our sql query joining three tables got slow after the table grew, should I add an index on the foreign key column",
+        "the lets encrypt certificate for our dashboard domain never renews, the acme order stays invalid",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
