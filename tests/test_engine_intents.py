@@ -172,6 +172,28 @@ def test_compare_asks_only_as_a_request(question: str, compares: bool) -> None:
     assert (intents.detect(question).intent == intents.COMPARE) is compares
 
 
+@pytest.mark.parametrize(
+    ("question", "advises"),
+    [
+        ("should we replicate the live VRAM state to the standby rack?", True),
+        ("what hard limits should an agent loop have", True),
+        (
+            "Expected: the upload should finish. Is it wiser to pre-stage weights on NVMe, or should we pull them?",
+            True,
+        ),
+        # A report's expectation asks for no practice: "it should not time out. Actual: 504s".
+        ("Expected behaviour: a long generation should not time out. Actual: a 504 after 60 s.", False),
+        ("both runs should give the same answers. with the new version retrieval got worse.", False),
+    ],
+)
+def test_should_asks_for_a_practice_only_in_an_asking_sentence(question: str, advises: bool) -> None:
+    """ "should" asks for advice in a question ("should we ...?", "what limits should it have");
+    in a report's statement of what it expected, it says what went wrong."""
+    from stackgraph.graph.answering import intents
+
+    assert (intents.detect(question).intent == intents.PRACTICE) is advises
+
+
 def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) -> None:
     """A tool or function name in a report ("check_resources") is its own name: its ordinary
     words do not name the graph's entities; a name of the graph inside one still does."""

@@ -131,10 +131,12 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
+    # "should" asks in a sentence that asks ("should we ...?", "what limits should a loop have");
+    # a report's "Expected: it should not time out." says what went wrong, and asks no practice.
     (
         PRACTICE,
         re.compile(
-            r"\bpractice\b|\bbest way\b|\bshould\b|\bmust\b|\benforce\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea|worth|practical|possible)\b|\bworth (it|doing)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
+            r"\bpractice\b|\bbest way\b|\bshould\b(?=[^.!?]*(?:\?|$))|\bmust\b|\benforce\b|\bshould (i|we)\b|^\s*should\b|\bought to\b|\bis it (ok|okay|safe|wise|a good idea|worth|practical|possible)\b|\bworth (it|doing)\b|\bcan (i|we)\b|\bhow should\b|\brecommend(ed|ation)?\b|\bwhat is an?\b.+\b(standby|principle|pattern)\b",
             _I,
         ),
     ),
