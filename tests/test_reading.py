@@ -287,8 +287,20 @@ def test_a_report_describing_one_likely_cause_is_told_what_fixes_it(semantic_eng
     assert mitigates and all(f.object_label == "Partial placement of a distributed job" for f in mitigates)
 
 
-def test_a_report_in_its_own_words_reaches_the_triage_branch_it_describes(semantic_engine: Engine) -> None:
-    answer = semantic_engine.ask("gpu utilization is low, the dataloader just cannot keep up")
+@pytest.mark.parametrize(
+    "report",
+    [
+        "gpu utilization is low, the dataloader just cannot keep up",
+        # Longer, with its own asides: the branch still matches best by a clear lead, if less
+        # closely than a report that says nothing else (``symptoms.BRANCH_MATCH``).
+        "low GPU utilization during training and the CPU is busy. it looks like the GPUs sit waiting "
+        "for the next batch of data to arrive. is that normal?",
+    ],
+)
+def test_a_report_in_its_own_words_reaches_the_triage_branch_it_describes(
+    semantic_engine: Engine, report: str
+) -> None:
+    answer = semantic_engine.ask(report)
     assert answer.answered
     assert "data loading starved" in answer.answer.lower()
     assert "L1" in answer.answer

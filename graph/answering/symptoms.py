@@ -93,7 +93,7 @@ def descend(ctx: Context, iri: str) -> str:
 #: Passage score a triage branch needs to be the one a report describes in its own words, and
 #: its lead over the next branch ("the dataloader can't keep up" is the data-loading branch; a
 #: bare "latency increased" matches every branch alike and stays at the symptom).
-BRANCH_MATCH = 0.45
+BRANCH_MATCH = 0.40
 BRANCH_LEAD = 0.05
 
 
