@@ -454,6 +454,23 @@ def test_a_huge_prompt_is_a_long_one(engine: Engine, monkeypatch) -> None:
     assert with_synonyms > without
 
 
+def test_sharing_a_gpu_is_dividing_it(engine: Engine, monkeypatch) -> None:
+    from stackgraph.graph.lexical import synonyms
+
+    # "Accelerators are not divisible like CPU": a report asks to share a card or for a fraction.
+    assert (
+        stem("divisible") in synonyms()[stem("fractional")]
+        and stem("divisible") in synonyms()[stem("sharing")]
+    )
+    with_synonyms, without = _best_score_with_and_without_synonyms(
+        engine,
+        monkeypatch,
+        "can two containers use one gpu at the same time with a fractional allocation?",
+        lambda text: "not divisible" in text,
+    )
+    assert with_synonyms > without
+
+
 def test_a_passage_answer_about_a_problem_says_what_fixes_its_one_cause(engine: Engine) -> None:
     answer = engine.ask("half the workers of a distributed job got placed and now hold their GPUs idle")
     assert answer.answered
