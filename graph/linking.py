@@ -632,12 +632,23 @@ class Linker:
             start, end = free[0], free[-1] + 1
             while end - start > 1 and words[end - 1] in STOPWORDS:
                 end -= 1
-            layer = self.layer_by_code(ref.code, MODEL_IRIS.get(ref.model or "", model))
-            if layer:
+            if ref.model is None and len(both := self.models_named(text)) > 1:
+                models = both  # "nine-layer vs the ops map, what's L2 in each?": L2 of each
+            else:
+                models = [MODEL_IRIS.get(ref.model or "", model)]
+            layers = [layer for m in models if (layer := self.layer_by_code(ref.code, m))]
+            for layer in layers:
                 found.append(Mention(layer, start, end, " ".join(words[start:end]), 1.0, "code"))
+            if layers:
                 for i in range(start, end):
                     taken[i] = True
         return found
+
+    def models_named(self, text: str) -> list[str]:
+        """The layer models the text names, eight-layer first (as ``model_hint`` prefers it)."""
+        low = text.lower()
+        cues = ((EIGHT, _EIGHT_CUES), (NINE, _NINE_CUES))
+        return [MODEL_IRIS[key] for key, words in cues if any(cue in low for cue in words)]
 
     def layer_by_code(self, code: str, model: str | None = None) -> str | None:
         model = model or str(KG["nine-layer-model"])

@@ -194,6 +194,28 @@ def test_should_asks_for_a_practice_only_in_an_asking_sentence(question: str, ad
     assert (intents.detect(question).intent == intents.PRACTICE) is advises
 
 
+@pytest.mark.parametrize(
+    ("question", "layers"),
+    [
+        (
+            "nine-layer model vs operational map: what is L5 in each?",
+            ("Kubernetes & Containers", "Communication Libraries"),
+        ),
+        (
+            "is L3 the same thing in the nine-layer model and the eight-layer map, or different? compare them",
+            ("Cloud & OpenStack", "Parallelism Strategy"),
+        ),
+    ],
+)
+def test_a_bare_layer_code_asked_of_both_models_is_that_layer_in_each(
+    engine: Engine, question: str, layers: tuple[str, ...]
+) -> None:
+    """A code with no model beside it, in a question naming both models, is the code in each."""
+    answer = engine.ask(question)
+    assert answer.intent == "compare"
+    assert all(layer in answer.answer for layer in layers), answer.answer
+
+
 def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) -> None:
     """A tool or function name in a report ("check_resources") is its own name: its ordinary
     words do not name the graph's entities; a name of the graph inside one still does."""

@@ -436,12 +436,38 @@ def test_a_placement_of_everything_named_is_not_replaced_by_a_hedge_or_an_answer
     assert compete.better(engine, question, defined, elsewhere, naming=naming) is elsewhere
 
 
+def test_a_comparison_of_what_is_named_is_not_replaced_by_an_answer_about_something_else(
+    engine: Engine,
+) -> None:
+    """ "prometheus+grafana vs langfuse, do they overlap?": the two sides compared answer it, not a
+    statement about a third thing that repeats more of the question's words."""
+    from stackgraph.graph.model import Answer
+
+    nccl, rccl, ualink = engine.resolve("NCCL"), engine.resolve("RCCL"), engine.resolve("UALink")
+    other = "UALink maps onto the existing node interconnect layer rather than needing a new one"
+    question = terms(f"nccl vs rccl: {other}")
+    naming = {nccl.iri: {"nccl"}, rccl.iri: {"rccl"}}
+    compared = Answer(
+        "q", True, "NCCL: NVIDIA's library. RCCL: AMD's.", "compare", 0.9, entities=(nccl, rccl)
+    )
+    elsewhere = Answer("q", True, other, "compare", 0.8, entities=(ualink,))
+    assert compete.better(engine, question, compared, elsewhere, naming=naming) is compared
+    # A challenger about one of the two sides still competes on what it covers.
+    about_one = Answer("q", True, f"RCCL: {other}", "compare", 0.8, entities=(rccl,))
+    assert compete.better(engine, question, compared, about_one, naming=naming) is about_one
+
+
 def test_competes_leaf_constants_are_the_engines() -> None:
     # compete imports nothing of the answering package, so it spells these out: they must agree.
     from stackgraph.graph.answering import intents, reports
     from stackgraph.graph.store import SG
 
-    assert (compete.DEFINE, compete.FIT, compete.HEDGED) == (intents.DEFINE, intents.FIT, reports.HEDGE)
+    assert (compete.DEFINE, compete.FIT, compete.COMPARE, compete.HEDGED) == (
+        intents.DEFINE,
+        intents.FIT,
+        intents.COMPARE,
+        reports.HEDGE,
+    )
     assert str(SG.mitigates) == compete.MITIGATES
 
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 #: The intent of a definition answer (``intents.DEFINE``; not imported, to keep this module a leaf).
 DEFINE = "define"
+#: The intent of a comparison (``intents.COMPARE``).
+COMPARE = "compare"
 #: The intent of a placement answer (``intents.FIT``).
 FIT = "where_fits"
 #: How a hedged answer opens (``reports.HEDGE``; spelled out to keep this a leaf).
@@ -104,6 +106,16 @@ def better(
         # layers for TPUs with XLA?" is answered by where TPU and XLA sit, not by how UALink maps
         # onto an existing layer; "k8s: where's it go in the 9-layer model vs the 8-layer map?" by
         # where Kubernetes sits, not by another layer's crosswalk.
+        return first
+    if (
+        first.intent == COMPARE
+        and naming
+        and challenger.entities
+        and challenger.entities[0].iri not in naming
+        and len({e.iri for e in first.entities} & set(naming)) >= 2
+    ):
+        # A comparison of two things the question names, against an answer about a third: "L2 in
+        # each, nine-layer vs ops map?" is answered by both L2s, not by the crosswalk of ops L7.
         return first
     theirs = coverage(engine, question, challenger.answer, named=_named_terms(challenger, naming))
     mine = coverage(engine, question, first.answer, named=_named_terms(first, naming))
