@@ -487,14 +487,17 @@ class Linker:
 
     # ------------------------------------------------------------------ mentions
 
-    def mentions(self, text: str, fuzzy: bool = True, prefer: str | None = None) -> list[Mention]:
+    def mentions(
+        self, text: str, fuzzy: bool = True, prefer: str | None = None, model: str | None = None
+    ) -> list[Mention]:
         """Entities named in ``text``, longest match first, without overlaps, in text order.
 
         ``prefer`` (a class local name, "Workload") breaks ties between entities sharing a name in
-        favour of that class ("RAG" the workload rather than RAG the technology).
+        favour of that class ("RAG" the workload rather than RAG the technology). ``model`` is the
+        layer model to read its names in when the text names none (a conversation's).
         """
         words = normalize(text).split()
-        model = self.model_hint(text)
+        model = self.model_hint(text) or model
         taken = [False] * len(words)
         # Before single words take the shared one ("parallelism" of "tensor/pipeline parallelism").
         found: list[Mention] = self._shared_head(words, taken, model, prefer)

@@ -735,6 +735,19 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     assert subject("how do I oil my bicycle wheel?") == "bicycle wheel"  # a wheel, but a bicycle's
     assert subject("how do I learn to paint?") == "paint"  # a thing to do
     assert subject("how do I learn to debug it?") is None  # a thing to do the graph knows
+    # What follows a thing as a past participle says something of it, and is no head of its own.
+    assert subject("what is the assumption baked into L2 there?") is None
+    assert subject("how long is the bread baked in the oven?") == "bread"
+
+
+def test_a_bare_layer_code_after_a_turn_about_a_model_is_that_models_layer(engine: Engine) -> None:
+    """ "what sits in L5 there?" after the eight-layer map is its L5 (Kubernetes & Containers),
+    not the nine-layer model's (Communication Libraries), which the same words mean alone."""
+    conversation = Conversation()
+    engine.ask("tell me about the eight-layer operational map", conversation)
+    answer = engine.ask("and what sits in L5 there?", conversation)
+    assert answer.answered and answer.answer.startswith("L5 Kubernetes & Containers"), answer.answer
+    assert engine.ask("and what sits in L5 there?").answer.startswith("L5 Communication Libraries")
 
 
 def test_only_foreign_counts_words_that_only_say_what_is_asked_as_nothing(engine: Engine) -> None:

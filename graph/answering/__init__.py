@@ -367,7 +367,8 @@ def _answer(
         return declined(engine, shown, error=str(error)), None
     if conversation is not None:
         text = conversation.spell_out_item(text)  # "step 2" of the last answer's numbered list
-    parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None)
+    model = _conversation_model(engine, conversation) if conversation is not None else None
+    parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None, model)
     guess = parsed.intent
     if parsed.asks_for_person and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while
@@ -747,6 +748,23 @@ def _follow_up(
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
     return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
+
+
+def _conversation_model(engine: Engine, conversation: Conversation) -> str | None:
+    """The layer model the last turn was about: a model itself, or the model of a layer it was
+    about or named; None when it was about neither, or was declined."""
+    if not conversation.turns or conversation.turns[-1].declined:
+        return None
+    turn = conversation.turns[-1]
+    for iri in (turn.focus, *turn.layers):
+        record = engine.catalog.get(iri) if iri else None
+        if record is None:
+            continue
+        if engine.catalog.is_a(iri, SG.LayerModel):
+            return iri
+        if record.model and engine.catalog.is_a(iri, SG.Layer):
+            return record.model
+    return None
 
 
 def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:

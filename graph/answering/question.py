@@ -74,18 +74,26 @@ class Question:
     ruled_out: frozenset[str] = frozenset()
 
     @classmethod
-    def parse(cls, engine: Engine, text: str, intent: str | None = None) -> Question:
-        """Parse sanitized ``text``; ``intent`` (a caller that already knows it) skips guessing."""
+    def parse(
+        cls, engine: Engine, text: str, intent: str | None = None, model: str | None = None
+    ) -> Question:
+        """Parse sanitized ``text``; ``intent`` (a caller that already knows it) skips guessing.
+        ``model``: the layer model a bare layer code means when the text names no model (the one
+        a conversation is about: "what's the assumption baked into L2 there?")."""
         guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(_unquoted(text))
         prefer = "Workload" if guess.intent == intents.STRESS else None
-        mentions = tuple(engine.linker.mentions(text, prefer=prefer))
+        refs = tuple(find_layer_refs(text))
+        model_hint = engine.linker.model_hint(text)
+        if model_hint is None and model is not None and any(r.model is None for r in refs):
+            model_hint = model
+        mentions = tuple(engine.linker.mentions(text, prefer=prefer, model=model_hint))
         return cls(
             text=text,
             normalized=normalize(text),
             terms=tuple(terms(text)),
             mentions=mentions,
-            layer_refs=tuple(find_layer_refs(text)),
-            model_hint=engine.linker.model_hint(text),
+            layer_refs=refs,
+            model_hint=model_hint,
             intent=guess,
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
             asks_for_remedy=intents.asks_for_remedy(text),
@@ -228,9 +236,7 @@ class Question:
             pointed_back = pointed_back or i in pointers
             if word not in _DETERMINERS or (pointed_back and word != _TO_DO):
                 continue
-            phrase = list(
-                itertools.takewhile(lambda w: w not in STOPWORDS, words[i + 1 : i + 1 + PHRASE_WORDS])
-            )
+            phrase = _noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS])
             if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
                 continue
             # The head word, or an ordinary English word before it ("my bike chain": a chain,
@@ -249,6 +255,21 @@ class Question:
 
         return replace(self, intent=guess)
 
+
+def _noun_phrase(words: list[str]) -> list[str]:
+    """The words of the phrase that opens ``words``: up to a stopword, or a past participle after
+    its first word ("the assumption baked into L2" is an assumption, "the pod stuck in Pending" a
+    pod: what follows the thing says something of it)."""
+    phrase: list[str] = []
+    for word in words:
+        if word in STOPWORDS or (phrase and _PARTICIPLE.fullmatch(word)):
+            break
+        phrase.append(word)
+    return phrase
+
+
+#: A past participle, by its regular ending ("baked", "trained", "attached").
+_PARTICIPLE = re.compile(r"[a-z]{3,}ed")
 
 #: Words that open a phrase introducing a thing or a thing to do: "a leaking tap", "my sourdough
 #: starter", "(learn) to swim".
