@@ -722,6 +722,25 @@ def test_a_report_word_synonym_of_a_graph_word_is_not_foreign(engine: Engine) ->
     assert known
 
 
+def test_a_turn_nothing_answers_alone_leans_on_the_conversation_that_holds_its_words(
+    engine: Engine,
+) -> None:
+    """ "how would I verify the compute side really came back, and which column should I trust"
+    points back with no pronoun: alone the graph has nothing on it; after NoValidHost it asks for
+    that problem's check, whose columns the last answer did not yet explain."""
+    turn = "how would I verify the compute side really came back, and which column should I trust"
+    assert not engine.ask(turn).answered
+    conversation = Conversation()
+    engine.ask("every vm we launch on openstack fails with NoValidHost since the upgrade", conversation)
+    answer = engine.ask(turn, conversation)
+    assert answer.answered and answer.context == "NoValidHost", answer.answer
+    assert "State is reality" in answer.answer
+    # A turn that shares a word with the last answer but asks something else stays declined.
+    conversation = Conversation()
+    engine.ask("what do spine switches do in a leaf-spine fabric", conversation)
+    assert not engine.ask("any good stretches for a sore spine after a long day?", conversation).answered
+
+
 def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine) -> None:
     def subject(text: str) -> str | None:
         return Question.parse(engine, text).foreign_subject(engine)
@@ -738,6 +757,8 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     # What follows a thing as a past participle says something of it, and is no head of its own.
     assert subject("what is the assumption baked into L2 there?") is None
     assert subject("how long is the bread baked in the oven?") == "bread"
+    # Nor is an adverb after it: "the compute side actually came back" is about the compute side.
+    assert subject("how do I check whether the compute side actually came back?") is None
 
 
 def test_a_bare_layer_code_after_a_turn_about_a_model_is_that_models_layer(engine: Engine) -> None:

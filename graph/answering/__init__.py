@@ -146,6 +146,10 @@ def sanitize(question: object) -> str:
     return text
 
 
+#: How a decline says the question belongs to a neighbouring area the graph does not cover.
+OUTSIDE_AREA = "does not cover that area"
+
+
 def declined(
     engine: Engine,
     question: str,
@@ -161,7 +165,7 @@ def declined(
     what = f" {' '.join(unknown)}" if unknown else ""
     nothing = "has no entity by that name" if unknown else "has nothing on that"
     if outside:
-        nothing = f"does not cover that area ({outside})"
+        nothing = f"{OUTSIDE_AREA} ({outside})"
     if error:
         text = f"I can't answer that: {error}."
     elif suggestions:
@@ -388,10 +392,61 @@ def _answer(
     ):
         guess = intents.IntentGuess(conversation.turns[-1].intent, 0.8)  # "and batch inference?"
         parsed = parsed.with_intent(guess)
-    candidates = link(engine, parsed)
-    from_conversation = False
+    linked = link(engine, parsed)
+    candidates, from_conversation = linked, False
     if conversation is not None and conversation.turns:
-        candidates, from_conversation = _follow_up(engine, parsed, candidates, conversation)
+        candidates, from_conversation = _follow_up(engine, parsed, linked, conversation)
+    answer = _answer_linked(engine, parsed, guess, candidates, from_conversation, conversation)
+    if not answer.answered and not from_conversation and _leans_unsaid(engine, parsed, answer, conversation):
+        assert conversation is not None and conversation.focus is not None
+        # "how do I check whether the compute side came back?" after NoValidHost: no pronoun
+        # points back, but alone it is nothing the graph answers, and what the conversation is
+        # about holds its words. Read in the conversation, as if it had said "it".
+        leaning = [Candidate(conversation.focus, 0.95, "conversation")]
+        leaning += [c for c in linked if c.iri != conversation.focus]
+        retried = _answer_linked(engine, parsed, guess, leaning, True, conversation)
+        # Read so, it must answer a word of the turn that the last answer did not say: the last
+        # answer again ("any stretches for spine pain?" after leaf-spine switches) shares a word
+        # with the turn, not its subject.
+        new = set(terms(retried.answer)) - set(terms(conversation.turns[-1].answer))
+        if retried.answered and new & _own_stems(parsed):
+            answer = retried
+    return answer, parsed
+
+
+def _leans_unsaid(
+    engine: Engine, parsed: Question, answer: Answer, conversation: Conversation | None
+) -> bool:
+    """Whether a turn declined on its own may lean on the conversation without saying so: it
+    follows an answered turn with a subject, it was declined as nothing the graph has (not as a
+    neighbouring area it lacks, nor as a name it lacks), it brings no foreign subject of its own,
+    and the conversation's subject's own statements hold one of its words."""
+    if conversation is None or not conversation.turns or conversation.turns[-1].declined:
+        return False
+    focus = conversation.focus
+    if focus is None or answer.error is not None or parsed.unknown_names or OUTSIDE_AREA in answer.answer:
+        return False
+    if parsed.foreign_subject(engine) or parsed.only_foreign(engine) or _new_foreign_topic(engine, parsed):
+        return False
+    return bool(_own_stems(parsed) & set(terms(conversation.turns[-1].answer)))
+
+
+def _own_stems(parsed: Question) -> set[str]:
+    """The stems of the words a question says beyond names and asking words."""
+    return {stem for stems in parsed.own_words() for stem in stems}
+
+
+def _answer_linked(
+    engine: Engine,
+    parsed: Question,
+    guess: intents.IntentGuess,
+    candidates: list[Candidate],
+    from_conversation: bool,
+    conversation: Conversation | None,
+) -> Answer:
+    """The answer to a parsed question from its candidates (named, described, or the
+    conversation's subject when ``from_conversation``)."""
+    text = parsed.text
     # A turn after others that stands apart from them is held to its own subject (see
     # reports.from_passages): "cool, deploy worked. whats a good carbonara recipe?" changes the topic.
     after_turns = not from_conversation and bool(conversation is not None and conversation.turns)
@@ -478,7 +533,7 @@ def _answer(
         answer = declined(engine, text, intent=guess.intent)
     if from_conversation and answer.answered:
         answer = _about(engine, answer, candidates[0].iri)
-    return answer, parsed
+    return answer
 
 
 #: Intents that ask about one thing by its name: to define it or to say where it fits.

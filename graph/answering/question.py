@@ -262,7 +262,7 @@ def _noun_phrase(words: list[str]) -> list[str]:
     pod: what follows the thing says something of it)."""
     phrase: list[str] = []
     for word in words:
-        if word in STOPWORDS or (phrase and _PARTICIPLE.fullmatch(word)):
+        if word in STOPWORDS or (phrase and (_PARTICIPLE.fullmatch(word) or _ADVERB.fullmatch(word))):
             break
         phrase.append(word)
     return phrase
@@ -270,6 +270,8 @@ def _noun_phrase(words: list[str]) -> list[str]:
 
 #: A past participle, by its regular ending ("baked", "trained", "attached").
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed")
+#: An adverb, by its ending ("the compute side actually came back"): the thing ended before it.
+_ADVERB = re.compile(r"[a-z]{3,}ly")
 
 #: Words that open a phrase introducing a thing or a thing to do: "a leaking tap", "my sourdough
 #: starter", "(learn) to swim".
