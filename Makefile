@@ -51,6 +51,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind9.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind10.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind11.jsonl --min 90
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind12.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

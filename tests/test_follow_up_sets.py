@@ -17,6 +17,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   21/36 when it arrived.
 - ``follow_ups_blind12.jsonl``: 36 more (six off-topic, three walking a triage tree), scored blind
   at 26/36 when it arrived.
+- ``follow_ups_blind13.jsonl``: 36 more (six off-topic, second turns pointing back without a
+  pronoun), scored blind at 21/36 when it arrived.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ BARS = {
     "follow_ups_blind10.jsonl": 0.88,
     "follow_ups_blind11.jsonl": 0.7,
     "follow_ups_blind12.jsonl": 0.8,
+    "follow_ups_blind13.jsonl": 0.6,
 }
 
 
