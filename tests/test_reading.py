@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from stackgraph.graph.answering.question import Question
+from stackgraph.graph.answering.question import Question, ruled_out_terms
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.lexical import stem, terms
@@ -720,6 +720,23 @@ def test_a_report_word_synonym_of_a_graph_word_is_not_foreign(engine: Engine) ->
     assert "confirm" not in foreign
     assert "gaming" in foreign
     assert known
+
+
+def test_a_report_that_rules_out_a_triage_branch_is_sent_to_the_next_one(engine: Engine) -> None:
+    """The throughput triage asks data loading first, then collectives: "the dataloader is not
+    it" has answered the first question, so the next one is where to look (L2), in the report's
+    own turn and in the follow-up that asks which layer to go after."""
+    assert "dataload" in ruled_out_terms("low util, but the dataloader is NOT it")
+    report = "training throughput dropped and gpu utilization is low, but the dataloader is not it: its queue is always full"
+    answer = engine.ask(report)
+    assert answer.answer.startswith("Throughput dropped: collectives slow"), answer.answer
+    conversation = Conversation()
+    engine.ask(
+        "gpus are underutilized during training, and the input pipeline isn't it, prefetch is always ahead",
+        conversation,
+    )
+    answer = engine.ask("ok so which layer of the operational map should I go after?", conversation)
+    assert "collectives slow is owned by L2" in answer.answer, answer.answer
 
 
 def test_a_turn_nothing_answers_alone_leans_on_the_conversation_that_holds_its_words(

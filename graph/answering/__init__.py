@@ -38,7 +38,7 @@ from stackgraph.graph.answering.context import (
     names_holding,
 )
 from stackgraph.graph.answering.evidence import Evidence
-from stackgraph.graph.answering.question import Question, foreign_word
+from stackgraph.graph.answering.question import Question, foreign_word, ruled_out_terms
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import terms
@@ -396,12 +396,15 @@ def _answer(
     candidates, from_conversation = linked, False
     if conversation is not None and conversation.turns:
         candidates, from_conversation = _follow_up(engine, parsed, linked, conversation)
+        if from_conversation:
+            parsed = _ruling_out_as_before(parsed, conversation)
     answer = _answer_linked(engine, parsed, guess, candidates, from_conversation, conversation)
     if not answer.answered and not from_conversation and _leans_unsaid(engine, parsed, answer, conversation):
         assert conversation is not None and conversation.focus is not None
         # "how do I check whether the compute side came back?" after NoValidHost: no pronoun
         # points back, but alone it is nothing the graph answers, and what the conversation is
         # about holds its words. Read in the conversation, as if it had said "it".
+        parsed = _ruling_out_as_before(parsed, conversation)
         leaning = [Candidate(conversation.focus, 0.95, "conversation")]
         leaning += [c for c in linked if c.iri != conversation.focus]
         retried = _answer_linked(engine, parsed, guess, leaning, True, conversation)
@@ -412,6 +415,13 @@ def _answer(
         if retried.answered and new & _own_stems(parsed):
             answer = retried
     return answer, parsed
+
+
+def _ruling_out_as_before(parsed: Question, conversation: Conversation) -> Question:
+    """A follow-up read in the conversation keeps what the turn before found fine: after "the
+    dataloader is NOT it", "which layer do I go after for that?" is not about data loading."""
+    before = ruled_out_terms(conversation.turns[-1].question)
+    return replace(parsed, ruled_out=parsed.ruled_out | before) if before else parsed
 
 
 def _leans_unsaid(
@@ -483,6 +493,10 @@ def _answer_linked(
     weak = _described(ctx) or (answer.intent == intents.DEFINE and guess.intent != intents.DEFINE)
     if from_conversation:
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
+        if proposal is not None and answer.answered and proposal.answer.startswith(reports.HEDGE):
+            # Statements only nearest to two turns' words at once ("fine, then which layer?"
+            # meets "Full fine-tuning") do not replace an answer about the conversation's subject.
+            proposal = None
     else:
         proposal = _from_passages(ctx, answer)
     unanswered: tuple[str, ...] | None = None

@@ -86,8 +86,29 @@ def descend(ctx: Context, iri: str) -> str:
         seen.add(best)
         current = best
     if current == iri:
-        return _branch_by_meaning(ctx, iri) or iri
+        return _branch_by_meaning(ctx, iri) or _next_unchecked(ctx, iri) or iri
     return current
+
+
+def _next_unchecked(ctx: Context, iri: str) -> str | None:
+    """The first branch, in the triage's order, after those the report found fine: "low SM util,
+    but the dataloader is NOT it" has checked the first question of the tree (data loading), so
+    the next one (collectives) is where to look. None when the report rules out no branch."""
+    ruled_out = ctx.parsed.ruled_out
+    if not ruled_out:
+        return None
+    branches = [b for step in ctx.facts(iri).iris(SG.triage) for b in ctx.facts(step).iris(SG.branch)]
+    branches.sort(key=lambda b: ctx.engine.positions.get(b, 99))
+
+    def names(branch: str) -> set[str]:  # its answer and every name ("dataloader bottleneck")
+        record = ctx.catalog.get(branch)
+        said = [*ctx.facts(branch).texts(SG.answer), *(ctx.catalog.all_labels(record) if record else ())]
+        return set(terms(" ".join(said)))
+
+    checked = [bool(names(b) & ruled_out) for b in branches]
+    if not any(checked):
+        return None
+    return next((b for b, done in zip(branches, checked, strict=True) if not done), None)
 
 
 #: Passage score a triage branch needs to be the one a report describes in its own words, and
