@@ -399,14 +399,13 @@ def _answer(
         if from_conversation:
             parsed = _ruling_out_as_before(parsed, conversation)
     answer = _answer_linked(engine, parsed, guess, candidates, from_conversation, conversation)
-    if not answer.answered and not from_conversation and _leans_unsaid(engine, parsed, answer, conversation):
-        assert conversation is not None and conversation.focus is not None
+    focus = None if from_conversation else _unsaid_subject(engine, parsed, answer, conversation)
+    if focus is not None and conversation is not None:
         # "how do I check whether the compute side came back?" after NoValidHost: no pronoun
-        # points back, but alone it is nothing the graph answers, and what the conversation is
-        # about holds its words. Read in the conversation, as if it had said "it".
+        # points back, but alone it is nothing the graph answers, and the last answer holds its
+        # words. Read in the conversation, as if it had said "it".
         parsed = _ruling_out_as_before(parsed, conversation)
-        leaning = [Candidate(conversation.focus, 0.95, "conversation")]
-        leaning += [c for c in linked if c.iri != conversation.focus]
+        leaning = [Candidate(focus, 0.95, "conversation")] + [c for c in linked if c.iri != focus]
         retried = _answer_linked(engine, parsed, guess, leaning, True, conversation)
         # Read so, it must answer a word of the turn that the last answer did not say: the last
         # answer again ("any stretches for spine pain?" after leaf-spine switches) shares a word
@@ -424,21 +423,21 @@ def _ruling_out_as_before(parsed: Question, conversation: Conversation) -> Quest
     return replace(parsed, ruled_out=parsed.ruled_out | before) if before else parsed
 
 
-def _leans_unsaid(
+def _unsaid_subject(
     engine: Engine, parsed: Question, answer: Answer, conversation: Conversation | None
-) -> bool:
-    """Whether a turn declined on its own may lean on the conversation without saying so: it
-    follows an answered turn with a subject, it was declined as nothing the graph has (not as a
-    neighbouring area it lacks, nor as a name it lacks), it brings no foreign subject of its own,
-    and the conversation's subject's own statements hold one of its words."""
-    if conversation is None or not conversation.turns or conversation.turns[-1].declined:
-        return False
+) -> str | None:
+    """The conversation's subject, when a turn declined on its own may lean on it without saying
+    so: the turn follows an answered turn with a subject, it was declined as nothing the graph
+    has (not as a neighbouring area it lacks, nor as a name it lacks), it brings no foreign
+    subject of its own, and the last answer holds one of its words. None otherwise."""
+    if answer.answered or conversation is None or not conversation.turns or conversation.turns[-1].declined:
+        return None
     focus = conversation.focus
     if focus is None or answer.error is not None or parsed.unknown_names or OUTSIDE_AREA in answer.answer:
-        return False
+        return None
     if parsed.foreign_subject(engine) or parsed.only_foreign(engine) or _new_foreign_topic(engine, parsed):
-        return False
-    return bool(_own_stems(parsed) & set(terms(conversation.turns[-1].answer)))
+        return None
+    return focus if _own_stems(parsed) & set(terms(conversation.turns[-1].answer)) else None
 
 
 def _own_stems(parsed: Question) -> set[str]:

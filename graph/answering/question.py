@@ -371,8 +371,8 @@ _FOUND_FINE = re.compile(
     r"(?:(?:is|are|was|were|looks?|looked|seems?|seemed|stays?|stayed|works?|worked|working|runs?|both|all|still)\s+){0,2}"
     r"(?:fine|normal|ok|okay|flat|healthy|unchanged|stable|clean)\b"
     # Denied trouble only: "workers aren't starved", "the network isn't the bottleneck", "the
-    # dataloader is NOT it"; "the
-    # fabric manager is not installed" or "the doc wasn't retrieved" is the trouble itself.
+    # dataloader is NOT it"; "the fabric manager is not installed" or "the doc wasn't retrieved"
+    # is the trouble itself.
     r"|\b([\w/-]+)\s+(?:isn'?t|aren'?t|wasn'?t|weren'?t|is not|are not|was not|were not)\s+(?:the\s+)?"
     r"(starved|starving|slow|stuck|saturated|throttled|bottleneck(?:ed)?|problem|issue|culprit|cause|it)\b",
     re.IGNORECASE,
