@@ -216,6 +216,24 @@ def test_a_bare_layer_code_asked_of_both_models_is_that_layer_in_each(
     assert all(layer in answer.answer for layer in layers), answer.answer
 
 
+def test_the_layers_of_one_k8s_role_are_listed_from_that_column(engine: Engine) -> None:
+    """ "which layers run on the host?" asks for the layers whose K8S-ROLE is host, each a fact."""
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.store import SG
+
+    for question, value in (
+        ("which layers run on the host?", "host"),
+        ("what layers run inside containers", "in-container"),
+    ):
+        answer = engine.ask(question)
+        expected = {
+            r.iri: r.label for r in engine.catalog.layers() if fetch(engine, r.iri).text(SG.runsIn) == value
+        }
+        assert expected and all(label in answer.answer for label in expected.values()), answer.answer
+        runs = {f.subject for f in answer.facts if f.predicate == str(SG.runsIn) and f.object == value}
+        assert runs == set(expected), answer.facts
+
+
 def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) -> None:
     """A tool or function name in a report ("check_resources") is its own name: its ordinary
     words do not name the graph's entities; a name of the graph inside one still does."""

@@ -719,6 +719,9 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
 
 
 def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer | None:
+    running = placement.layers_running(ctx)  # "which layers run on the host?": no entity named
+    if running is not None:
+        return running
     if intents.asks_layer_by_role(ctx.question) and not ctx.of_type("Layer"):
         # "Which layer handles evaluation and tracing?": the activities may name entities, but the
         # question asks for the layer whose responsibility they are.

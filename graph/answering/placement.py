@@ -149,6 +149,47 @@ def where_it_runs(ctx: Context) -> Answer | None:
     return None
 
 
+#: "which layers run on the host?", "which rows are tagged host?": the layers of one K8S-ROLE
+#: value are asked for, by the words the value is said in.
+_LAYERS_RUNNING = re.compile(
+    r"\b(?:which|what)\b[\w\s-]{0,30}\b(?:layers|rows)\b.{0,60}?"
+    r"\b(?:runs?|running|lives?|living|execut\w*|tagged|marked|labell?ed)\b.{0,30}?"
+    r"\b(?P<value>host|in-container|containers?|kubernetes)\b",
+    re.IGNORECASE,
+)
+#: Those words, as the K8S-ROLE values they say.
+_RUNS_IN_SAID = {"host": "host", "in-container": "in-container", "container": "in-container",
+                 "containers": "in-container", "kubernetes": "kubernetes"}  # fmt: skip
+
+
+def layers_running(ctx: Context) -> Answer | None:
+    """The layers whose code runs where the question says (the K8S-ROLE column): "which layers run
+    on the host?" is L6-L9 and the storage path. None when it asks no such thing."""
+    found = _LAYERS_RUNNING.search(ctx.question)
+    if not found:
+        return None
+    value = _RUNS_IN_SAID[found.group("value").lower()]
+    layers = [rec.iri for rec in ctx.catalog.layers() if ctx.facts(rec.iri).text(SG.runsIn) == value]
+    if not layers:
+        return None
+    layers.sort(key=lambda layer: _position(ctx, layer))
+    for layer in layers:
+        ctx.evidence.entity(layer)
+        ctx.evidence.fact(layer, SG.runsIn, value)
+    by_model: dict[str, list[str]] = {}
+    for layer in layers:
+        rec = ctx.catalog.get(layer)
+        by_model.setdefault(rec.model if rec and rec.model else "", []).append(
+            layer_phrase(ctx.catalog, layer)
+        )
+    for model in by_model:
+        if model:
+            ctx.evidence.entity(model)
+    where = "; ".join(f"{join(names)} in the {model_name(model)}" for model, names in by_model.items())
+    text = f"The layers that run {_RUNS_IN.get(value, value)} (K8S-ROLE {value}): {where}."
+    return ctx.answer(text, intents.LIST, 0.9)
+
+
 #: The K8S-ROLE column's values as the answer says them.
 _RUNS_IN = {
     "in-container": "in-container: inside containers, not on the host",
