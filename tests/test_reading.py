@@ -739,6 +739,24 @@ def test_a_report_that_rules_out_a_triage_branch_is_sent_to_the_next_one(engine:
     assert "collectives slow is owned by L2" in answer.answer, answer.answer
 
 
+def test_a_name_written_as_an_ordinary_word_is_still_named_in_a_follow_up(engine: Engine) -> None:
+    """ "besides volcano, which other plugins ...?" names Volcano though "volcano" is an English
+    word: it is no request for the layer the last answer named."""
+    from stackgraph.graph.answering import _follow_up, link
+    from stackgraph.graph.conversation import Turn
+
+    partial, layer = engine.resolve("Partial placement of a distributed job"), engine.resolve("eight L5")
+    conversation = Conversation(
+        [Turn("q", "owner_of_symptom", partial.iri, (layer.iri,), answer="It is L5's.")]
+    )
+    parsed = Question.parse(
+        engine, "besides volcano, which other batch scheduling plugins does the glossary list for this?"
+    )
+    candidates, _ = _follow_up(engine, parsed, link(engine, parsed), conversation)
+    assert candidates[0].iri != layer.iri
+    assert engine.resolve("Volcano").iri in {c.iri for c in candidates}
+
+
 def test_a_turn_nothing_answers_alone_leans_on_the_conversation_that_holds_its_words(
     engine: Engine,
 ) -> None:

@@ -772,10 +772,13 @@ def _follow_up(
     # A layer model named alone qualifies the question ("and in the eight-layer map?"): it asks
     # the last question again of the same subject, in that model, unless that subject was a model.
     qualifies = conversation.focus is not None and not engine.catalog.is_a(conversation.focus, SG.LayerModel)
+    # A name written in ordinary English ("besides volcano, which other plugin ...") is found by
+    # meaning too, but the question still names it.
+    mentioned = {m.iri for m in parsed.mentions}
     named = [
         c
         for c in candidates
-        if c.how in ("exact", "code", "fuzzy")
+        if (c.how in ("exact", "code", "fuzzy") or c.iri in mentioned)
         and not (qualifies and engine.catalog.is_a(c.iri, SG.LayerModel))
     ]
     # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
