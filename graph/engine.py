@@ -76,6 +76,15 @@ class Engine:
                 PREFIX_DECL + "SELECT ?entity ?position WHERE { ?entity sg:position ?position }"
             )
         }
+        #: Each layer model's top and bottom layer (sg:topLayer, sg:bottomLayer): which way its
+        #: codes count, for "the layer below L5".
+        self.stack_ends: dict[str, tuple[str, str]] = {
+            str(row.model): (str(row.top), str(row.bottom))
+            for row in self.graph.query(
+                PREFIX_DECL
+                + "SELECT ?model ?top ?bottom WHERE { ?model sg:topLayer ?top ; sg:bottomLayer ?bottom }"
+            )
+        }
         #: Every diagnostic (command, tool, metric), for questions that describe a check.
         self.diagnostics: frozenset[str] = frozenset(self.entities_of("Diagnostic"))
         #: Every symptom, triage branch and cause, for questions that describe a problem.

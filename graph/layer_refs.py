@@ -142,3 +142,56 @@ def whole_layer_ref(name: str) -> tuple[LayerRef, str] | None:
     ref = refs[0]
     rest = name[ref.end :].strip(" -:—–()")
     return ref, rest
+
+
+#: "the top layer", "the bottom-most layer", "the lowest layer": an end of a model's stack.
+_END = re.compile(
+    r"\b(?:the\s+)?(?P<end>top|topmost|top-most|uppermost|highest|bottom|bottommost|bottom-most|lowest)\s+layer\b",
+    re.IGNORECASE,
+)
+_TOP_WORDS = frozenset({"top", "topmost", "top-most", "uppermost", "highest"})
+#: "the layer below L5", "the one right above ops L4", "the layer under it": a neighbour of a layer.
+_NEIGHBOUR = re.compile(
+    r"\b(?:the\s+)?(?:layer|one)\s+(?:(?:that\s+)?(?:sits|is|lies|comes|runs)\s+)?"
+    r"(?:(?:right|directly|just|immediately)\s+)?"
+    r"(?P<dir>above|over|on\s+top\s+of|below|under|underneath|beneath)\s+",
+    re.IGNORECASE,
+)
+_UP_WORDS = ("above", "over", "on")
+#: What "the layer below it" points back at.
+_POINTER = re.compile(r"(?:it|that(?:\s+one|\s+layer)?|this(?:\s+one|\s+layer)?)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RelativeRef:
+    """A layer named by where it sits in its model's stack: an end ("the top layer") or the
+    neighbour of another layer ("the layer below L5", "the one above it")."""
+
+    #: "top" or "bottom" for an end; "up" or "down" for the neighbour above or below ``base``.
+    direction: str
+    #: The layer the neighbour is of; None for an end, or for a neighbour of "it" (``points_back``).
+    base: LayerRef | None
+    points_back: bool
+    start: int
+    end: int
+
+
+def find_relative_refs(text: str) -> list[RelativeRef]:
+    """Every layer named by its place in a stack, in text order."""
+    found: list[RelativeRef] = []
+    for match in _END.finditer(text):
+        direction = "top" if match.group("end").lower() in _TOP_WORDS else "bottom"
+        found.append(RelativeRef(direction, None, False, match.start(), match.end()))
+    for match in _NEIGHBOUR.finditer(text):
+        direction = "up" if match.group("dir").lower().startswith(_UP_WORDS) else "down"
+        rest = text[match.end() :]
+        refs = find_layer_refs(rest)
+        if refs and refs[0].start == 0:
+            base = refs[0]
+            shifted = LayerRef(base.code, base.model, match.end() + base.start, match.end() + base.end)
+            found.append(RelativeRef(direction, shifted, False, match.start(), shifted.end))
+            continue
+        pointer = _POINTER.match(rest)
+        if pointer:
+            found.append(RelativeRef(direction, None, True, match.start(), match.end() + pointer.end()))
+    return sorted(found, key=lambda ref: ref.start)

@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
 from stackgraph.graph.catalog import EntityRecord, normalize
-from stackgraph.graph.layer_refs import EIGHT, NINE, find_layer_refs, whole_layer_ref
+from stackgraph.graph.layer_refs import EIGHT, NINE, find_layer_refs, find_relative_refs, whole_layer_ref
 from stackgraph.graph.model import MAX_NAME_CHARS, EntityRef, NameTooLong, UnknownEntity
 from stackgraph.graph.store import KG, SG
 
@@ -412,6 +412,7 @@ class Linker:
         self._semantic_lock = threading.Lock()
         #: Recent semantic lookups: one question asks several answerers, each would encode again.
         self._semantic_cache: dict[str, list[tuple[str, float, str]]] = {}
+        self._orders: dict[str, list[str]] = {}
 
     def _build_tables(
         self,
@@ -488,13 +489,19 @@ class Linker:
     # ------------------------------------------------------------------ mentions
 
     def mentions(
-        self, text: str, fuzzy: bool = True, prefer: str | None = None, model: str | None = None
+        self,
+        text: str,
+        fuzzy: bool = True,
+        prefer: str | None = None,
+        model: str | None = None,
+        near: str | None = None,
     ) -> list[Mention]:
         """Entities named in ``text``, longest match first, without overlaps, in text order.
 
         ``prefer`` (a class local name, "Workload") breaks ties between entities sharing a name in
         favour of that class ("RAG" the workload rather than RAG the technology). ``model`` is the
-        layer model to read its names in when the text names none (a conversation's).
+        layer model to read its names in when the text names none (a conversation's); ``near``
+        the layer "the layer below it" is below (the one a conversation last named).
         """
         words = normalize(text).split()
         model = self.model_hint(text) or model
@@ -517,6 +524,7 @@ class Linker:
                 for i in range(start, start + size):
                     taken[i] = True
         found += self._joined(words, taken, model, prefer)
+        found += self._relative_layers(text, taken, model, near)
         found += self._layer_codes(text, words, taken, model)
         if fuzzy:
             found += self._fuzzy(words, taken)
@@ -652,6 +660,60 @@ class Linker:
         low = text.lower()
         cues = ((EIGHT, _EIGHT_CUES), (NINE, _NINE_CUES))
         return [MODEL_IRIS[key] for key, words in cues if any(cue in low for cue in words)]
+
+    def _relative_layers(
+        self, text: str, taken: list[bool], model: str | None, near: str | None
+    ) -> list[Mention]:
+        """Layers named by their place in a stack: "the top layer" of the model the question
+        names (else the nine-layer model), "the layer below L5", "the one above it" (``near``)."""
+        found = []
+        for ref in find_relative_refs(text):
+            start = len(normalize(text[: ref.start]).split())
+            end = len(normalize(text[: ref.end]).split())
+            if start >= end or any(taken[start:end]):
+                continue
+            if ref.base is not None:
+                base = self.layer_by_code(ref.base.code, MODEL_IRIS.get(ref.base.model or "", model))
+            else:
+                base = near if ref.points_back else None
+            if ref.points_back and base is None:
+                continue
+            rec = self.catalog.get(base) if base else None
+            order = self.layer_order((rec.model if rec else None) or model or str(KG["nine-layer-model"]))
+            if ref.direction in ("top", "bottom"):
+                layer = order[0] if ref.direction == "top" and order else order[-1] if order else None
+            elif base in order:
+                i = order.index(base) + (-1 if ref.direction == "up" else 1)
+                layer = order[i] if 0 <= i < len(order) else None
+            else:
+                layer = None
+            if layer is None:
+                continue
+            found.append(
+                Mention(layer, start, end, " ".join(normalize(text).split()[start:end]), 1.0, "code")
+            )
+            for i in range(start, end):
+                taken[i] = True
+        return found
+
+    def layer_order(self, model: str) -> list[str]:
+        """The numbered layers of a model from the top of its stack down (``sg:topLayer`` says
+        which end the codes count from); empty for a model that says neither end."""
+        cached = self._orders.get(model)
+        if cached is not None:
+            return cached
+        top, bottom = self.engine.stack_ends.get(model, (None, None))
+        layers = sorted(
+            (r for r in self.catalog.layers(model) if r.code and r.code.startswith("L")),
+            key=lambda r: self.engine.positions.get(r.iri, 99),
+        )
+        order = [r.iri for r in layers]
+        if top not in order or bottom not in order:
+            order = []
+        elif order.index(top) > order.index(bottom):
+            order.reverse()
+        self._orders[model] = order
+        return order
 
     def layer_by_code(self, code: str, model: str | None = None) -> str | None:
         model = model or str(KG["nine-layer-model"])

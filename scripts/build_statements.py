@@ -93,6 +93,8 @@ RELATIONS = [
     SG.assumption,
     SG.failureMode,
     SG.conclusion,
+    SG.topLayer,
+    SG.bottomLayer,
 ]
 CROSSWALK = {SKOS.relatedMatch, SKOS.closeMatch, SKOS.broadMatch, SKOS.narrowMatch}
 TEXTS = {

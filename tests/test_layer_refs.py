@@ -76,3 +76,23 @@ def test_question_reads_the_model_beside_the_code(engine: Engine) -> None:
     answer = engine.ask("what does L2 of the operational map assume about the layer below it?")
     assert answer.answered
     assert "L2 GPUs & Networking" in answer.answer
+
+
+def test_relative_layer_references_are_found_with_their_base() -> None:
+    from stackgraph.graph.layer_refs import find_relative_refs
+
+    (top,) = find_relative_refs("what is the top layer of the eight-layer map?")
+    assert (top.direction, top.base) == ("top", None)
+    (lowest,) = find_relative_refs("the bottom-most layer")
+    assert lowest.direction == "bottom"
+    (below,) = find_relative_refs("in the 8-layer map, what does the layer below L5 do?")
+    assert below.direction == "down" and below.base is not None and below.base.code == "L5"
+    (above,) = find_relative_refs("which layer sits above ops L4?")
+    assert (
+        above.direction == "up"
+        and above.base is not None
+        and (above.base.code, above.base.model) == ("L4", EIGHT)
+    )
+    (pointing,) = find_relative_refs("and the one right under it?")
+    assert pointing.direction == "down" and pointing.points_back and pointing.base is None
+    assert find_relative_refs("the model sits on top of a thin layer of glue") == []

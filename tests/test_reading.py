@@ -739,6 +739,40 @@ def test_a_report_that_rules_out_a_triage_branch_is_sent_to_the_next_one(engine:
     assert "collectives slow is owned by L2" in answer.answer, answer.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "layer"),
+    [
+        ("what is the top layer of the eight-layer map?", "L8 Applications & Agents"),
+        ("what's the bottom layer of the nine-layer model?", "L9 Accelerator & Memory"),
+        ("in the 8-layer map, what does the layer below L5 do?", "L4 Terraform & Automation"),
+        ("which layer sits above L4 in the operational map?", "L5 Kubernetes & Containers"),
+        ("what is the layer under nine-layer L7?", "L8 Node Interconnect"),
+    ],
+)
+def test_a_layer_named_by_its_place_in_the_stack(engine: Engine, question: str, layer: str) -> None:
+    """The nine-layer model counts down from the application (L1 on top), the operational map up
+    from the hardware (L1 at the bottom): sg:topLayer and sg:bottomLayer say which."""
+    assert engine.ask(question).answer.startswith(layer)
+
+
+def test_the_layer_above_or_below_the_one_just_named(engine: Engine) -> None:
+    for first, then, layer in (
+        ("what is L2 of the eight-layer map?", "and the one above it?", "L3 Cloud & OpenStack"),
+        ("what is nine-layer L6?", "what's the layer right under that one?", "L7 Network Fabric"),
+    ):
+        conversation = Conversation()
+        engine.ask(first, conversation)
+        assert engine.ask(then, conversation).answer.startswith(layer)
+
+
+def test_every_layer_model_says_which_end_is_the_top(engine: Engine) -> None:
+    for model in engine.entities_of("LayerModel"):
+        order = engine.linker.layer_order(model)
+        codes = [engine.catalog.get(layer).code for layer in order]
+        assert len(order) >= 8 and order[0] == engine.stack_ends[model][0], model
+        assert codes == sorted(codes) or codes == sorted(codes, reverse=True)
+
+
 def test_a_name_written_as_an_ordinary_word_is_still_named_in_a_follow_up(engine: Engine) -> None:
     """ "besides volcano, which other plugins ...?" names Volcano though "volcano" is an English
     word: it is no request for the layer the last answer named."""

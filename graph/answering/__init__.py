@@ -372,7 +372,8 @@ def _answer(
     if conversation is not None:
         text = conversation.spell_out_item(text)  # "step 2" of the last answer's numbered list
     model = _conversation_model(engine, conversation) if conversation is not None else None
-    parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None, model)
+    near = conversation.last_layer if conversation is not None else None
+    parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None, model, near)
     guess = parsed.intent
     if parsed.asks_for_person and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while

@@ -36,7 +36,7 @@ from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.evidence import relation_words
 from stackgraph.graph.answering.text import FENCED_BLOCK
 from stackgraph.graph.catalog import normalize
-from stackgraph.graph.layer_refs import LayerRef, find_layer_refs
+from stackgraph.graph.layer_refs import LayerRef, find_layer_refs, find_relative_refs
 from stackgraph.graph.lexical import (
     relational_words,
     role_verbs,
@@ -75,18 +75,28 @@ class Question:
 
     @classmethod
     def parse(
-        cls, engine: Engine, text: str, intent: str | None = None, model: str | None = None
+        cls,
+        engine: Engine,
+        text: str,
+        intent: str | None = None,
+        model: str | None = None,
+        near: str | None = None,
     ) -> Question:
         """Parse sanitized ``text``; ``intent`` (a caller that already knows it) skips guessing.
         ``model``: the layer model a bare layer code means when the text names no model (the one
-        a conversation is about: "what's the assumption baked into L2 there?")."""
+        a conversation is about: "what's the assumption baked into L2 there?"); ``near``: the
+        layer "the layer below it" is below (the one the conversation last named)."""
         guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(_unquoted(text))
         prefer = "Workload" if guess.intent == intents.STRESS else None
         refs = tuple(find_layer_refs(text))
         model_hint = engine.linker.model_hint(text)
-        if model_hint is None and model is not None and any(r.model is None for r in refs):
-            model_hint = model
-        mentions = tuple(engine.linker.mentions(text, prefer=prefer, model=model_hint))
+        if (
+            model_hint is None
+            and model is not None
+            and (any(r.model is None for r in refs) or find_relative_refs(text))
+        ):
+            model_hint = model  # "L2 there", "the top layer": of the model the conversation is in
+        mentions = tuple(engine.linker.mentions(text, prefer=prefer, model=model_hint, near=near))
         return cls(
             text=text,
             normalized=normalize(text),
@@ -166,8 +176,13 @@ class Question:
 
     @property
     def chooses_among(self) -> bool:
-        """Whether it asks for one of the things just said ("which one would I use?")."""
-        return bool(_CHOOSES_AMONG.search(self.normalized))
+        """Whether it asks for one of the things just said ("which one would I use?"), outside a
+        name already resolved ("the layer under that one")."""
+        named = _positions(self.mentions)
+        return any(
+            len(self.normalized[: m.start()].split()) not in named
+            for m in _CHOOSES_AMONG.finditer(self.normalized)
+        )
 
     @property
     def points_back(self) -> bool:
@@ -175,13 +190,19 @@ class Question:
         before ("how do I check it?")."""
         if self.chooses_among:
             return True  # "which one would I use?": one of the things just named
-        return bool(_pointing_words(self.normalized.split()))
+        return bool(self._pointers())
 
     @property
     def first_pointer(self) -> int | None:
         """The position (in the normalized words) of its first word pointing back, if any: where
         the subject it stands for would be written ("does it run on Kubernetes?")."""
-        return next(iter(_pointing_words(self.normalized.split())), None)
+        return next(iter(self._pointers()), None)
+
+    def _pointers(self) -> list[int]:
+        """Its words pointing back, less those inside a name already resolved ("the layer below
+        it" names the layer under the one the conversation last named)."""
+        named = _positions(self.mentions)
+        return [i for i in _pointing_words(self.normalized.split()) if i not in named]
 
     @property
     def points_at_own_names(self) -> bool:
