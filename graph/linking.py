@@ -333,15 +333,16 @@ class Mention:
 
 def _plural_forms(form: str) -> set[str]:
     """The form with its last word made singular or plural. A final "s" after a letter is a
-    plural's: after a slash it is a unit ("tokens/s" has no singular "tokens/")."""
+    plural's: after a slash it is a unit ("tokens/s" has no singular "tokens/"). A model number
+    takes an "s" too ("our H100s")."""
     words = form.split()
     if not words:
         return set()
     last = words[-1]
     if len(last) > 3 and last.endswith("s") and not last.endswith("ss") and last[-2].isalpha():
         return {" ".join([*words[:-1], last[:-1]])}
-    if len(last) > 2 and last.isalpha():
-        return {" ".join([*words[:-1], last + "s"])}
+    if len(last) > 2 and (last.isalpha() or (last[-1].isdigit() and any(c.isalpha() for c in last))):
+        return {" ".join([*words[:-1], last + "s"])}  # "gpus", and "h100s" of a model number
     return set()
 
 
@@ -978,7 +979,7 @@ def _has_type(linker: Linker, rec: EntityRecord, wanted: str) -> bool:
 
 
 #: Bump when what the name tables hold changes (cached ones are then rebuilt).
-_TABLES_FORMAT = 1
+_TABLES_FORMAT = 2  # 2: model numbers take a plural ("h100s")
 
 
 def _tables_path(engine: Engine):

@@ -41,6 +41,11 @@ def test_an_acronyms_plural_is_the_acronym() -> None:
     assert terms("two GPUs and three NICs") == terms("two GPU and three NIC")
 
 
+def test_a_model_numbers_plural_names_the_model(engine: Engine) -> None:
+    for text in ("which layer owns the h100s?", "our H100s and A100s", "the h100s/a100s in rack 3"):
+        assert "NVIDIA H100" in _names(engine, text), text
+
+
 def test_a_hyphenated_word_meets_the_same_word_written_together() -> None:
     assert set(terms("scaleup")) <= set(terms("scale-up interconnect"))
     assert set(terms("finetuning")) <= set(terms("fine-tuning a model"))
