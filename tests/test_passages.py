@@ -455,6 +455,9 @@ def test_a_comparison_of_what_is_named_is_not_replaced_by_an_answer_about_someth
     # A challenger about one of the two sides still competes on what it covers.
     about_one = Answer("q", True, f"RCCL: {other}", "compare", 0.8, entities=(rccl,))
     assert compete.better(engine, question, compared, about_one, naming=naming) is about_one
+    # So does one about a third thing the comparison itself says (where the two sides meet).
+    meeting = Answer("q", True, "NCCL and RCCL, over UALink.", "compare", 0.9, entities=(nccl, rccl, ualink))
+    assert compete.better(engine, question, meeting, elsewhere, naming=naming) is elsewhere
 
 
 def test_competes_leaf_constants_are_the_engines() -> None:

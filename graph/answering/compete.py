@@ -112,10 +112,13 @@ def better(
         and naming
         and challenger.entities
         and challenger.entities[0].iri not in naming
+        and challenger.entities[0].iri not in {e.iri for e in first.entities}
         and len({e.iri for e in first.entities} & set(naming)) >= 2
     ):
         # A comparison of two things the question names, against an answer about a third: "L2 in
         # each, nine-layer vs ops map?" is answered by both L2s, not by the crosswalk of ops L7.
+        # A passage about where both sides meet (the L1 section on training's reads and
+        # checkpointing's writes) is no third thing: it competes.
         return first
     theirs = coverage(engine, question, challenger.answer, named=_named_terms(challenger, naming))
     mine = coverage(engine, question, first.answer, named=_named_terms(first, naming))
