@@ -17,7 +17,7 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
@@ -673,6 +673,9 @@ class Linker:
             end = len(normalize(text[: ref.end]).split())
             if start >= end or any(taken[start:end]):
                 continue
+            before = [r for r in find_layer_refs(text[: ref.start]) if r.code.startswith("L")]
+            if ref.base is None and ref.points_back and before:
+                ref = replace(ref, base=before[-1])  # "what does L5 assume about the layer below it?"
             if ref.base is not None:
                 base = self.layer_by_code(ref.base.code, MODEL_IRIS.get(ref.base.model or "", model))
             else:

@@ -770,6 +770,15 @@ def test_the_layer_above_or_below_the_one_just_named(engine: Engine) -> None:
         assert engine.ask(then, conversation).answer.startswith(layer)
 
 
+def test_the_layer_below_it_is_below_the_layer_the_question_names_first(engine: Engine) -> None:
+    """ "it" in "what does L5 assume about the layer below it?" is L5, not the layer a
+    conversation named before."""
+    ops_l2, ops_l4, ops_l5 = (engine.resolve(f"eight {code}").iri for code in ("L2", "L4", "L5"))
+    text = "in the 8-layer map what does L5 assume about the layer below it?"
+    linked = {m.iri for m in Question.parse(engine, text, near=ops_l2).mentions}
+    assert {ops_l5, ops_l4} <= linked and engine.resolve("eight L1").iri not in linked
+
+
 def test_every_layer_model_says_which_end_is_the_top(engine: Engine) -> None:
     for model in engine.entities_of("LayerModel"):
         order = engine.linker.layer_order(model)
