@@ -19,6 +19,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   at 26/36 when it arrived.
 - ``follow_ups_blind13.jsonl``: 36 more (six off-topic, second turns pointing back without a
   pronoun), scored blind at 21/36 when it arrived.
+- ``follow_ups_blind14.jsonl``: 36 more (six off-topic, a third of them after a problem report),
+  scored blind at 20/36 when it arrived, on the session's first and last commits alike.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ BARS = {
     "follow_ups_blind11.jsonl": 0.7,
     "follow_ups_blind12.jsonl": 0.8,
     "follow_ups_blind13.jsonl": 0.6,
+    "follow_ups_blind14.jsonl": 0.5,
 }
 
 
