@@ -805,6 +805,38 @@ def test_a_name_written_as_an_ordinary_word_is_still_named_in_a_follow_up(engine
     assert engine.resolve("Volcano").iri in {c.iri for c in candidates}
 
 
+@pytest.mark.parametrize(
+    ("then", "branch"),
+    [
+        (
+            "the dataloader is fine and the workers aren't starved either. what's next on the list?",
+            "collectives slow",
+        ),
+        ("nccl-tests look normal, so not the fabric. what should I check next?", "data loading starved"),
+    ],
+)
+def test_whats_next_is_the_triage_branch_not_yet_ruled_out(engine: Engine, then: str, branch: str) -> None:
+    """The throughput tree asks data loading, then collectives, then workers: what the turns
+    found fine is skipped, and "next on the list" asks for no listing."""
+    from stackgraph.graph.answering import intents
+
+    assert intents.detect("ok so whats next on the list?").intent != intents.LIST
+    conversation = Conversation()
+    engine.ask("our training got slower and gpu utilization is low", conversation)
+    answer = engine.ask(then, conversation)
+    assert answer.answer.startswith(f"Throughput dropped: {branch}"), answer.answer
+    assert answer.context == f"Throughput dropped: {branch}"
+
+
+def test_now_what_after_a_finding_with_nothing_ruled_out_is_no_next_step(engine: Engine) -> None:
+    """ "the right chunk was retrieved, it ranked too low. now what?" asks about that finding,
+    not for the tree's first question."""
+    conversation = Conversation()
+    engine.ask("our rag assistant gave a wrong answer, where do I start", conversation)
+    answer = engine.ask("ok the right chunk was retrieved, it just ranked too low. now what?", conversation)
+    assert "not retrieved" not in answer.answer.split(".")[0]
+
+
 def test_a_turn_nothing_answers_alone_leans_on_the_conversation_that_holds_its_words(
     engine: Engine,
 ) -> None:

@@ -399,6 +399,14 @@ def _answer(
         candidates, from_conversation = _follow_up(engine, parsed, linked, conversation)
         if from_conversation:
             parsed = _ruling_out_as_before(parsed, conversation)
+    following = _next_in_triage(engine, parsed, conversation) if conversation is not None else None
+    if following is not None:
+        # "busbw is normal, so not the fabric... what's next on the list?": the branch of the
+        # triage under way that the turns so far have not ruled out, answered as itself.
+        guess = intents.IntentGuess(intents.OWNER, 1.0)
+        parsed = parsed.with_intent(guess)
+        candidates = [Candidate(following, 0.95, "conversation")]
+        return _answer_linked(engine, parsed, guess, candidates, True, conversation, settled=True), parsed
     answer = _answer_linked(engine, parsed, guess, candidates, from_conversation, conversation)
     focus = None if from_conversation else _unsaid_subject(engine, parsed, answer, conversation)
     if focus is not None and conversation is not None:
@@ -415,6 +423,17 @@ def _answer(
         if retried.answered and new & _own_stems(parsed):
             answer = retried
     return answer, parsed
+
+
+def _next_in_triage(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
+    """The next branch to check, when the turn asks what is next ("whats next on the list?") in a
+    conversation about a triaged problem: after the branch last answered, and past every branch
+    a turn so far said was fine. None otherwise."""
+    focus = conversation.focus
+    if focus is None or not intents.asks_what_next(parsed.text):
+        return None
+    ruled_out = parsed.ruled_out.union(*(ruled_out_terms(t.question) for t in conversation.turns))
+    return symptoms.next_in_triage(engine, focus, ruled_out)
 
 
 def _ruling_out_as_before(parsed: Question, conversation: Conversation) -> Question:
@@ -453,9 +472,11 @@ def _answer_linked(
     candidates: list[Candidate],
     from_conversation: bool,
     conversation: Conversation | None,
+    settled: bool = False,
 ) -> Answer:
     """The answer to a parsed question from its candidates (named, described, or the
-    conversation's subject when ``from_conversation``)."""
+    conversation's subject when ``from_conversation``); ``settled``: the first candidate is what
+    the answer is about, and no passage competes with it."""
     text = parsed.text
     # A turn after others that stands apart from them is held to its own subject (see
     # reports.from_passages): "cool, deploy worked. whats a good carbonara recipe?" changes the topic.
@@ -491,7 +512,9 @@ def _answer_linked(
     # it?" about something with no check of its own; a report naming NCCL in passing that asks no
     # definition): the passages matched to the whole question win a tie.
     weak = _described(ctx) or (answer.intent == intents.DEFINE and guess.intent != intents.DEFINE)
-    if from_conversation:
+    if settled:
+        proposal = None
+    elif from_conversation:
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
         if proposal is not None and answer.answered and proposal.answer.startswith(reports.HEDGE):
             # Statements only nearest to two turns' words at once ("fine, then which layer?"

@@ -120,7 +120,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         LIST,
         re.compile(
-            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
+            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|(?<!next on the )\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
             _I,
         ),
     ),
@@ -277,6 +277,19 @@ _PUSHED_TOO_FAR = re.compile(
     r".{0,60}\b(?:what|which)\b.{0,30}\b(?:breaks?|goes wrong|go wrong|fails?|happens?|blows up|suffers?)\b",
     _I,
 )
+
+
+#: "what's next on the list?", "ok, now what?", "what should I check next?": the next question of
+#: the triage under way, after what the conversation has checked.
+_NEXT = re.compile(
+    r"\bwhat(?:'?s|\s+is)?\s+next\b|\bnext\s+on\s+the\s+list\b|\bnow\s+what\b"
+    r"|\b(?:check|look\s+at|try|test)\s+next\b",
+    _I,
+)
+
+
+def asks_what_next(question: str) -> bool:
+    return bool(_NEXT.search(question))
 
 
 def asks_what_breaks(question: str) -> bool:

@@ -395,7 +395,9 @@ _FOUND_FINE = re.compile(
     # dataloader is NOT it"; "the fabric manager is not installed" or "the doc wasn't retrieved"
     # is the trouble itself.
     r"|\b([\w/-]+)\s+(?:isn'?t|aren'?t|wasn'?t|weren'?t|is not|are not|was not|were not)\s+(?:the\s+)?"
-    r"(starved|starving|slow|stuck|saturated|throttled|bottleneck(?:ed)?|problem|issue|culprit|cause|it)\b",
+    r"(starved|starving|slow|stuck|saturated|throttled|bottleneck(?:ed)?|problem|issue|culprit|cause|it)\b"
+    # "busbw is normal, so not the fabric", "it's not the network".
+    r"|\b(?:so|it'?s|its|it\s+is|but)\s+not\s+the\s+([\w/-]+)",
     re.IGNORECASE,
 )
 #: Words of such a phrase that are no part of the thing ruled out.

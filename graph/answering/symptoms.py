@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from rdflib import URIRef
 
@@ -16,12 +17,15 @@ from stackgraph.graph.answering.context import (
     Candidate,
     Context,
 )
-from stackgraph.graph.answering.evidence import EntityFacts, Evidence
+from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
 from stackgraph.graph.answering.remedies import fixes_for, fixes_of_problem
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, one_line, sentence, unsaid
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 PROBLEM_TYPES = ("Symptom", "TriageBranch", "Cause", "TriageStep")
@@ -94,21 +98,51 @@ def _next_unchecked(ctx: Context, iri: str) -> str | None:
     """The first branch, in the triage's order, after those the report found fine: "low SM util,
     but the dataloader is NOT it" has checked the first question of the tree (data loading), so
     the next one (collectives) is where to look. None when the report rules out no branch."""
-    ruled_out = ctx.parsed.ruled_out
-    if not ruled_out:
-        return None
-    branches = [b for step in ctx.facts(iri).iris(SG.triage) for b in ctx.facts(step).iris(SG.branch)]
-    branches.sort(key=lambda b: ctx.engine.positions.get(b, 99))
-
-    def names(branch: str) -> set[str]:  # its answer and every name ("dataloader bottleneck")
-        record = ctx.catalog.get(branch)
-        said = [*ctx.facts(branch).texts(SG.answer), *(ctx.catalog.all_labels(record) if record else ())]
-        return set(terms(" ".join(said)))
-
-    checked = [bool(names(b) & ruled_out) for b in branches]
+    branches = triage_branches(ctx.engine, iri)
+    checked = [_checked(ctx.engine, b, ctx.parsed.ruled_out) for b in branches]
     if not any(checked):
         return None
     return next((b for b, done in zip(branches, checked, strict=True) if not done), None)
+
+
+def triage_branches(engine: Engine, symptom: str) -> list[str]:
+    """The first branches of a symptom's triage trees, in the order the seed asks them."""
+    found = [
+        b for step in fetch(engine, symptom).iris(SG.triage) for b in fetch(engine, step).iris(SG.branch)
+    ]
+    return sorted(found, key=lambda b: engine.positions.get(b, 99))
+
+
+def _checked(engine: Engine, branch: str, ruled_out: frozenset[str]) -> bool:
+    """Whether what was found fine names the branch: its answer, its conclusion or any of its
+    names ("dataloader bottleneck"; "so not the fabric" for collectives, which conclude in it)."""
+    if not ruled_out:
+        return False
+    record = engine.catalog.get(branch)
+    facts = fetch(engine, branch)
+    said = [*facts.texts(SG.answer), *facts.texts(SG.conclusion)]
+    said += engine.catalog.all_labels(record) if record else []
+    return bool(set(terms(" ".join(said))) & ruled_out)
+
+
+def next_in_triage(engine: Engine, focus: str, ruled_out: frozenset[str]) -> str | None:
+    """ "what's next on the list?": the triage branch to check after the conversation's subject
+    (a symptom, or one of its branches already looked at) and after every branch the turns so
+    far found fine; None when the subject is no triaged problem or nothing is left."""
+    symptoms = [focus] if engine.catalog.is_a(focus, SG.Symptom) else []
+    if not symptoms and engine.catalog.is_a(focus, SG.TriageBranch):
+        symptoms = [s for s in sorted(engine.problems) if focus in triage_branches(engine, s)]
+    for symptom in symptoms:
+        branches = triage_branches(engine, symptom)
+        if focus not in branches and not any(_checked(engine, b, ruled_out) for b in branches):
+            # Nothing looked at yet: "the right doc WAS retrieved but ranked too low, now what?"
+            # asks what to do about a finding, which the question's own words say.
+            continue
+        after = branches[branches.index(focus) + 1 :] if focus in branches else branches
+        found = next((b for b in after if not _checked(engine, b, ruled_out)), None)
+        if found is not None:
+            return found
+    return None
 
 
 #: Passage score a triage branch needs to be the one a report describes in its own words, and
