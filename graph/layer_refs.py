@@ -144,9 +144,11 @@ def whole_layer_ref(name: str) -> tuple[LayerRef, str] | None:
     return ref, rest
 
 
-#: "the top layer", "the bottom-most layer", "the lowest layer": an end of a model's stack.
+#: "the top layer", "the bottom-most layer", "the very bottom of the 8-layer map": an end of a
+#: model's stack.
 _END = re.compile(
-    r"\b(?:the\s+)?(?P<end>top|topmost|top-most|uppermost|highest|bottom|bottommost|bottom-most|lowest)\s+layer\b",
+    r"\b(?:the\s+)?(?:very\s+)?(?P<end>top|topmost|top-most|uppermost|highest|bottom|bottommost|bottom-most|lowest)"
+    r"(?:\s+layer\b|\s+of\s+(?:the\s+)?(?=(?:stack|map|model|nine|eight|9|8|ops|operational|co-?design)\b))",
     re.IGNORECASE,
 )
 _TOP_WORDS = frozenset({"top", "topmost", "top-most", "uppermost", "highest"})

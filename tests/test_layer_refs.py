@@ -85,6 +85,9 @@ def test_relative_layer_references_are_found_with_their_base() -> None:
     assert (top.direction, top.base) == ("top", None)
     (lowest,) = find_relative_refs("the bottom-most layer")
     assert lowest.direction == "bottom"
+    (very,) = find_relative_refs("what sits at the very bottom of the 8-layer ops map?")
+    assert very.direction == "bottom"
+    assert find_relative_refs("scraping the bottom of the barrel") == []
     (below,) = find_relative_refs("in the 8-layer map, what does the layer below L5 do?")
     assert below.direction == "down" and below.base is not None and below.base.code == "L5"
     (above,) = find_relative_refs("which layer sits above ops L4?")
