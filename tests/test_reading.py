@@ -872,6 +872,8 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     # What follows a thing as a past participle says something of it, and is no head of its own.
     assert subject("what is the assumption baked into L2 there?") is None
     assert subject("how long is the bread baked in the oven?") == "bread"
+    # "the ops article" is where the asker read it (a seed), not a thing outside the graph.
+    assert subject("what does the ops article call that kind of risk?") is None
     # "the credit" says what is asked of the thing pointed at (which layer earns the speed-up).
     assert subject("in the nine-layer model which layer gets the credit for that?") is None
     # Nor is an adverb after it: "the compute side actually came back" is about the compute side.
