@@ -40,7 +40,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind12.jsonl --min 55
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind14.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind15.jsonl --min 60
-	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind16.jsonl --min 60
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind16.jsonl --min 55
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind18.jsonl --min 45
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind19.jsonl --min 55
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind21.jsonl --min 50
