@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,15 +77,6 @@ class Engine:
                 PREFIX_DECL + "SELECT ?entity ?position WHERE { ?entity sg:position ?position }"
             )
         }
-        #: Each layer model's top and bottom layer (sg:topLayer, sg:bottomLayer): which way its
-        #: codes count, for "the layer below L5".
-        self.stack_ends: dict[str, tuple[str, str]] = {
-            str(row.model): (str(row.top), str(row.bottom))
-            for row in self.graph.query(
-                PREFIX_DECL
-                + "SELECT ?model ?top ?bottom WHERE { ?model sg:topLayer ?top ; sg:bottomLayer ?bottom }"
-            )
-        }
         #: Every diagnostic (command, tool, metric), for questions that describe a check.
         self.diagnostics: frozenset[str] = frozenset(self.entities_of("Diagnostic"))
         #: Every symptom, triage branch and cause, for questions that describe a problem.
@@ -100,6 +92,18 @@ class Engine:
         cls, data: Sequence[str | Path] = (), store_url: str | None = None, semantic: bool = True
     ) -> Engine:
         return cls(load_graph(data, store_url, background_checks=True), semantic=semantic)
+
+    @cached_property
+    def stack_ends(self) -> dict[str, tuple[str, str]]:
+        """Each layer model's top and bottom layer (sg:topLayer, sg:bottomLayer): which way its
+        codes count, for "the layer below L5". Read on first use: few questions need it."""
+        return {
+            str(row.model): (str(row.top), str(row.bottom))
+            for row in self.graph.query(
+                PREFIX_DECL
+                + "SELECT ?model ?top ?bottom WHERE { ?model sg:topLayer ?top ; sg:bottomLayer ?bottom }"
+            )
+        }
 
     def entities_of(self, *classes: str) -> list[str]:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""

@@ -421,58 +421,56 @@ def _best_score_with_and_without_synonyms(
     return with_synonyms, best()
 
 
-def test_a_reports_everyday_word_meets_the_graphs_word_for_it(engine: Engine, monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("graph_word", "report_words", "report", "holds", "k"),
+    [
+        (
+            "slow",
+            ("crawling",),
+            "our gradient sync across racks is crawling",
+            lambda text: "slow" in terms(text),
+            200,
+        ),
+        # "If you own infrastructure, start at L2": a report says infra.
+        (
+            "infrastructure",
+            ("infra",),
+            "on call for the infra, which end do i start from",
+            lambda text: "If you own infrastructure" in text,
+            300,
+        ),
+        # "Splits long prompt prefill into chunks": a report says the prompt is huge or giant.
+        (
+            "long",
+            ("huge", "giant"),
+            "one giant prompt stalls the other running requests",
+            lambda text: "prefill" in text,
+            200,
+        ),
+        # "Accelerators are not divisible like CPU": a report asks to share a card or for a fraction.
+        (
+            "divisible",
+            ("fractional", "sharing"),
+            "can two containers use one gpu at the same time with a fractional allocation?",
+            lambda text: "not divisible" in text,
+            200,
+        ),
+    ],
+    ids=["crawling", "infra", "huge", "sharing"],
+)
+def test_a_reports_everyday_word_meets_the_graphs_word_for_it(
+    engine: Engine,
+    monkeypatch,
+    graph_word: str,
+    report_words: tuple[str, ...],
+    report: str,
+    holds: Callable[[str], bool],
+    k: int,
+) -> None:
     from stackgraph.graph.lexical import synonyms
 
-    assert stem("slow") in synonyms()[stem("crawling")]
-    with_synonyms, without = _best_score_with_and_without_synonyms(
-        engine, monkeypatch, "our gradient sync across racks is crawling", lambda text: "slow" in terms(text)
-    )
-    assert with_synonyms > without
-
-
-def test_infra_is_infrastructure(engine: Engine, monkeypatch) -> None:
-    from stackgraph.graph.lexical import synonyms
-
-    assert stem("infrastructure") in synonyms()[stem("infra")]
-    with_synonyms, without = _best_score_with_and_without_synonyms(
-        engine,
-        monkeypatch,
-        "on call for the infra, which end do i start from",
-        lambda text: "If you own infrastructure" in text,
-        k=300,
-    )
-    assert with_synonyms > without
-
-
-def test_a_huge_prompt_is_a_long_one(engine: Engine, monkeypatch) -> None:
-    from stackgraph.graph.lexical import synonyms
-
-    # "Splits long prompt prefill into chunks": a report says the prompt is huge or giant.
-    assert stem("long") in synonyms()[stem("huge")] and stem("long") in synonyms()[stem("giant")]
-    with_synonyms, without = _best_score_with_and_without_synonyms(
-        engine,
-        monkeypatch,
-        "one giant prompt stalls the other running requests",
-        lambda text: "prefill" in text,
-    )
-    assert with_synonyms > without
-
-
-def test_sharing_a_gpu_is_dividing_it(engine: Engine, monkeypatch) -> None:
-    from stackgraph.graph.lexical import synonyms
-
-    # "Accelerators are not divisible like CPU": a report asks to share a card or for a fraction.
-    assert (
-        stem("divisible") in synonyms()[stem("fractional")]
-        and stem("divisible") in synonyms()[stem("sharing")]
-    )
-    with_synonyms, without = _best_score_with_and_without_synonyms(
-        engine,
-        monkeypatch,
-        "can two containers use one gpu at the same time with a fractional allocation?",
-        lambda text: "not divisible" in text,
-    )
+    assert all(stem(graph_word) in synonyms()[stem(word)] for word in report_words)
+    with_synonyms, without = _best_score_with_and_without_synonyms(engine, monkeypatch, report, holds, k=k)
     assert with_synonyms > without
 
 

@@ -107,13 +107,14 @@ def better(
         # onto an existing layer; "k8s: where's it go in the 9-layer model vs the 8-layer map?" by
         # where Kubernetes sits, not by another layer's crosswalk.
         return first
+    compared = {e.iri for e in first.entities}
     if (
         first.intent == COMPARE
         and naming
         and challenger.entities
         and challenger.entities[0].iri not in naming
-        and challenger.entities[0].iri not in {e.iri for e in first.entities}
-        and len({e.iri for e in first.entities} & set(naming)) >= 2
+        and challenger.entities[0].iri not in compared
+        and len(compared & set(naming)) >= 2
     ):
         # A comparison of two things the question names, against an answer about a third: "L2 in
         # each, nine-layer vs ops map?" is answered by both L2s, not by the crosswalk of ops L7.

@@ -279,6 +279,11 @@ _PUSHED_TOO_FAR = re.compile(
 )
 
 
+def asks_what_breaks(question: str) -> bool:
+    """Whether it asks what goes wrong when a setting is pushed too far."""
+    return bool(_PUSHED_TOO_FAR.search(question))
+
+
 #: "what's next on the list?", "ok, now what?", "what should I check next?": the next question of
 #: the triage under way, after what the conversation has checked.
 _NEXT = re.compile(
@@ -290,11 +295,6 @@ _NEXT = re.compile(
 
 def asks_what_next(question: str) -> bool:
     return bool(_NEXT.search(question))
-
-
-def asks_what_breaks(question: str) -> bool:
-    """Whether it asks what goes wrong when a setting is pushed too far."""
-    return bool(_PUSHED_TOO_FAR.search(question))
 
 
 #: "Which layer handles evaluation and tracing?": a layer asked for by what it does.

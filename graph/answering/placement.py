@@ -173,11 +173,10 @@ def layers_running(ctx: Context) -> Answer | None:
     if not layers:
         return None
     layers.sort(key=lambda layer: _position(ctx, layer))
+    by_model: dict[str, list[str]] = {}
     for layer in layers:
         ctx.evidence.entity(layer)
         ctx.evidence.fact(layer, SG.runsIn, value)
-    by_model: dict[str, list[str]] = {}
-    for layer in layers:
         rec = ctx.catalog.get(layer)
         by_model.setdefault(rec.model if rec and rec.model else "", []).append(
             layer_phrase(ctx.catalog, layer)
