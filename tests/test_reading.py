@@ -876,6 +876,26 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     assert subject("in the nine-layer model which layer gets the credit for that?") is None
     # Nor is an adverb after it: "the compute side actually came back" is about the compute side.
     assert subject("how do I check whether the compute side actually came back?") is None
+    # After a word pointing back, a thing of the asker's own said in two or more words the graph
+    # never uses is a subject of its own; one such word, or no possessive, says where "it" is.
+    assert subject("does it do the same to my garden hose nozzle?") == "garden hose nozzle"
+    assert subject("can it run on my desktop?") is None
+    assert subject("is that a common bias?") is None
+
+
+def test_a_follow_up_naming_only_what_the_graph_lacks_stands_alone(engine: Engine) -> None:
+    """ "should I use Flyway or Liquibase on it?" after a question on MLOps asks about the two
+    things it names, which the graph lacks: "it" says where they would run, so the turn is not
+    answered as a question about MLOps."""
+    conversation = Conversation()
+    engine.ask("where does experiment tracking fit in the nine-layer model?", conversation)
+    turn = "should I use Flyway or Liquibase on it for the schema migrations?"
+    answer = engine.ask(turn, conversation)
+    assert answer.context is None and "experiment tracking" not in answer.answer.lower(), answer.answer
+    # A follow-up naming nothing new still leans on the conversation.
+    conversation = Conversation()
+    engine.ask("where does experiment tracking fit in the nine-layer model?", conversation)
+    assert engine.ask("and which layer stores its artifacts?", conversation).context is not None
 
 
 def test_a_bare_layer_code_after_a_turn_about_a_model_is_that_models_layer(engine: Engine) -> None:

@@ -822,6 +822,10 @@ def _follow_up(
     leans = Conversation.leans_on_context(text) or bare or (not named and intents.asks_for_layer(text))
     if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
+    if parsed.unknown_names and not named:
+        # "should I run VACUUM FULL or pg_repack on it?" after a question on MLOps asks about what
+        # it names, things the graph lacks; "it" is where they would run, not the subject.
+        return candidates, False
     last_layer = engine.catalog.get(conversation.last_layer) if conversation.last_layer else None
     lists_layer = Conversation.refers_to_layer(text, last_layer.label if last_layer else None) or (
         intent == intents.LIST

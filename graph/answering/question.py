@@ -255,7 +255,7 @@ class Question:
             # after it is a subject of its own: "is it going to rain?", "is it safe to eat
             # cookie dough?" say "it" only as English does before the thing meant.
             pointed_back = pointed_back or i in pointers
-            if word not in _DETERMINERS or (pointed_back and word != _TO_DO):
+            if word not in _DETERMINERS:
                 continue
             phrase = _noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS])
             if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
@@ -266,7 +266,14 @@ class Question:
             said = [phrase[-1], *modifiers]
             if ordinary:  # only plain English counts, not a name the graph lacks ("the gdrcopy")
                 said = [w for w in said if w in engine.common_words]
-            if any(foreign_word(engine, w) for w in said):
+            foreign = sum(foreign_word(engine, w) for w in said)
+            # After "it", a phrase says something of that subject ("can it run on a desktop?",
+            # "is that a known bias?"); a thing of the asker's own said in several foreign words
+            # ("does that happen to my cast iron pan?") is a subject of its own.
+            of_it = pointed_back and word != _TO_DO
+            if of_it and (word not in _POSSESSIVES or foreign < FOREIGN_AFTER_POINTER):
+                continue
+            if foreign:
                 return " ".join(phrase)
         return None
 
@@ -288,6 +295,11 @@ def _noun_phrase(words: list[str]) -> list[str]:
         phrase.append(word)
     return phrase
 
+
+#: Foreign words a phrase a possessive opens after a word pointing back needs to be a subject of
+#: its own ("my cast iron pan").
+FOREIGN_AFTER_POINTER = 2
+_POSSESSIVES = frozenset({"my", "our", "your", "his", "her", "their"})
 
 #: A past participle, by its regular ending ("baked", "trained", "attached").
 _PARTICIPLE = re.compile(r"[a-z]{3,}ed")
