@@ -1106,3 +1106,19 @@ def test_where_a_layer_runs_is_its_k8s_role(engine: Engine) -> None:
         assert any(f.predicate == str(SG.runsIn) and f.subject == layer.iri for f in answer.facts)
         asked += 1
     assert asked >= 5
+
+
+def test_a_layer_asked_of_something_described_follows_the_passage_that_describes_it(
+    engine: Engine,
+) -> None:
+    """ "which tier owns scoring outputs against graded criteria?" names nothing: the passage on
+    the evaluation suite answers what is described, and where its subject sits (L6 of the
+    eight-layer map) is what was asked, so it follows that passage rather than trail the others
+    and be clipped."""
+    answer = engine.ask(
+        "which tier of the 8-layer map owns scoring outputs against graded criteria and tracking spend?"
+    )
+    assert answer.answered
+    first, _, rest = answer.answer.partition("treat a failing test.")
+    assert "evaluation suite" in first, answer.answer
+    assert rest.lstrip().startswith("It applies to L6 AI Engineering & LLMOps"), answer.answer

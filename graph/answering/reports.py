@@ -369,9 +369,15 @@ def from_passages(
             parts.append(sentence(first_sentences(rest, 240)))
         if passage.subject not in subjects:
             subjects.append(passage.subject)
-    for subject in subjects[:MAX_PASSAGES]:
+    # Asked for a layer of something described, not named ("which tier is responsible for
+    # graded regression checks?"), where the best passage's subject sits is the answer: it
+    # follows that passage, not the others, which a long answer would clip it behind.
+    leading = 1 if subjects and not ctx.candidates and intents.asks_for_layer(ctx.question) else 0
+    for n, subject in enumerate(subjects[:MAX_PASSAGES]):
         where = _whereabouts(ctx, subject, " ".join(parts))
-        if where:
+        if where and n < leading:
+            parts.insert(1, where)
+        elif where:
             parts.append(where)
     confidence = 0.35 + 0.6 * min(1.0, hits[0].score)
     text = " ".join(parts)
