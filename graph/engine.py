@@ -81,6 +81,8 @@ class Engine:
         self.diagnostics: frozenset[str] = frozenset(self.entities_of("Diagnostic"))
         #: Every symptom, triage branch and cause, for questions that describe a problem.
         self.problems: frozenset[str] = frozenset(self.entities_of("Symptom", "TriageBranch", "Cause"))
+        #: Every triage branch, for the ones a question's own words contradict ("no trace available").
+        self.triage_branches: frozenset[str] = frozenset(self.entities_of("TriageBranch"))
         #: Whole-word tokens of the embedding model's vocabulary: ordinary English words, which
         #: are weak evidence when a one-word label ("Training", "Volcano") matches them.
         self.common_words: frozenset[str] = _common_words()

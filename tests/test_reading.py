@@ -1406,3 +1406,47 @@ def test_asking_for_layers_with_no_subject_of_its_own_leans_on_the_conversation(
     assert "CrashLoopBackOff" in answer.answer and "L5 Kubernetes & Containers" in answer.answer, (
         answer.answer
     )
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "p99 latency doubled since the upgrade",
+        "our token spend tripled this week",
+        "error rate shot up after the deploy",
+    ],
+)
+def test_a_change_in_size_is_a_word_of_trouble(report: str) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert intents.looks_like_symptom(report)
+
+
+def test_a_branch_for_something_absent_is_not_what_a_report_having_it_describes(engine: Engine) -> None:
+    """ "the traces show requests waiting in line" shares "trace" with the branch for having no
+    trace, but has traces: it describes what they found (queueing). Without traces, that branch
+    is still the one."""
+    having = engine.ask(
+        "latency doubled since monday, our traces say requests wait in line before generation, which layers?"
+    )
+    assert "no trace available" not in having.answer, having.answer
+    lacking = engine.ask("latency doubled since monday and we have zero tracing, which layers?")
+    assert "no trace available" in lacking.answer, lacking.answer
+
+
+def test_only_a_branch_for_something_absent_is_contradicted_by_having_it(engine: Engine) -> None:
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.store import KG
+
+    no_trace, queueing = (
+        str(KG["triage-latency-increased-no-trace"]),
+        str(KG["triage-latency-increased-queueing"]),
+    )
+
+    def contradicted(question: str, branch: str) -> bool:
+        return Context(engine, question, None, 0.0, [], None).contradicts(branch)
+
+    assert contradicted("the traces show requests waiting in line", no_trace)
+    assert not contradicted("we have no traces for the chat service", no_trace)
+    assert not contradicted("there is zero tracing on that service", no_trace)
+    assert not contradicted("the traces show requests waiting in line", queueing)  # no absence

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,18 @@ class Candidate:
     how: str
 
 
+#: Words that negate what is said next to them ("we have no trace", "the link is not down").
+NEGATION = frozenset(
+    {"not", "no", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "never", "without", "missing", "wrong"}
+)
+#: Words saying that something is absent ("we have zero tracing", "no trace").
+ABSENT = NEGATION | {"zero", "none", "nothing", "lack", "lacks", "lacking", "absent", "havent", "hasnt"}
+#: How an answer saying something is absent opens: "no trace available".
+_ABSENCE = re.compile(r"(?:no|not|without)\s+(?:a\s+|an\s+|any\s+)?(?P<thing>[a-z]+)")
+#: Words either side of a mention that may negate it ("we have no trace", "traces: none").
+NEGATION_WINDOW = 3
+
+
 @dataclass
 class Context:
     engine: Engine
@@ -74,6 +87,7 @@ class Context:
     #: The passages ranked for this question, by what shaped the ranking (see reports.rank): the
     #: intent's answerer and the passage answerer rank the same question in turn.
     ranked: dict[tuple, list] = field(init=False, default_factory=dict)
+    _contradicted: dict[str, bool] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.evidence = Evidence(self.engine)
@@ -103,6 +117,29 @@ class Context:
             (iri, s) for iri, s, _ in self.engine.linker.semantic(self.question, k=semantic_k) if iri in pool
         ]
         return lexical, semantic
+
+    def contradicts(self, branch: str) -> bool:
+        """Whether ``branch`` is the absence of something ("no trace available") that the
+        question says it has: "the traces show requests sitting in line" has traces, however many
+        words it shares with that branch; it describes what the traces found."""
+        if branch not in self._contradicted:
+            self._contradicted[branch] = self._says_present(branch)
+        return self._contradicted[branch]
+
+    def _says_present(self, branch: str) -> bool:
+        # Read without recording: weighing a branch is no fact of the answer.
+        answer = " ".join(fetch(self.engine, branch).texts(SG.answer)).lower()
+        absent = _ABSENCE.match(answer)
+        if absent is None:
+            return False
+        thing = set(terms(absent.group("thing")))
+        words = self.question.lower().replace("'", "").split()
+        for i, word in enumerate(words):
+            if set(terms(word)) & thing:
+                around = words[max(0, i - NEGATION_WINDOW) : i + 1 + NEGATION_WINDOW]
+                if not ABSENT.intersection(around):
+                    return True
+        return False
 
     def of_type(self, *classes: str) -> list[Candidate]:
         return [c for c in self.candidates if any(self.catalog.is_a(c.iri, SG[k]) for k in classes)]

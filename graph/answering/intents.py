@@ -165,7 +165,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 #: Words that signal a problem report even without a cue ("pods stuck in Pending").
 SYMPTOM_WORDS = re.compile(
-    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|too many|runs? out of|never (stops|ends|finishes|terminates|returns|completes)|keeps? \w+ing|missing|lost|wrong|bad|cut off|cuts off|disconnect(s|ed)?|refus(es|ed)|reject(s|ed)|unreachable|flak(y|ing)|leak(s|ing)?|ran out of|running out of|exhaust(ed|s)?|429|5\d\d|401|mid-stream|getting|seeing|low|high|starved|starving|idle|restart(s|ing)?|killed|evicted|throttl(ed|ing)|bottleneck(ed)?|broken|unhealthy|down)\b",
+    r"\b(error|errors|fail(s|ed|ing|ure)?|slow(er|ness|s)?|stall(s|ed|ing)?|hang(s|ing)?|crash(es|ed|ing)?|dies|dying|died|stuck|pending|timeout|timed out|drop(s|ped)?|degrad(ed|es|ing)|worse|oom|out of memory|underutili[sz]ed|won't start|will not start|not start|spik(e|es|ing)|increas(ed|ing)|(?:doubl|tripl|quadrupl)(?:ed|es|ing)|(?:jump|climb|balloon|skyrocket)(?:ed|ing)|(?:went|shot|gone) up|too many|runs? out of|never (stops|ends|finishes|terminates|returns|completes)|keeps? \w+ing|missing|lost|wrong|bad|cut off|cuts off|disconnect(s|ed)?|refus(es|ed)|reject(s|ed)|unreachable|flak(y|ing)|leak(s|ing)?|ran out of|running out of|exhaust(ed|s)?|429|5\d\d|401|mid-stream|getting|seeing|low|high|starved|starving|idle|restart(s|ing)?|killed|evicted|throttl(ed|ing)|bottleneck(ed)?|broken|unhealthy|down)\b",
     _I,
 )
 

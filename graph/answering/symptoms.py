@@ -12,6 +12,7 @@ from stackgraph.graph.answering.compete import narrower
 from stackgraph.graph.answering.context import (
     DESCRIBED_COVERAGE,
     NAMED_HOW,
+    NEGATION,
     SEMANTIC_RELEVANT,
     STRONG_LINK,
     Candidate,
@@ -29,20 +30,6 @@ if TYPE_CHECKING:
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
 PROBLEM_TYPES = ("Symptom", "TriageBranch", "Cause", "TriageStep")
-_NEGATION = {
-    "not",
-    "no",
-    "dont",
-    "doesnt",
-    "didnt",
-    "isnt",
-    "arent",
-    "wasnt",
-    "never",
-    "without",
-    "missing",
-    "wrong",
-}
 
 
 #: Passage score at which the question describes a likely cause, whose fix is then said.
@@ -161,7 +148,8 @@ def _branch_by_meaning(ctx: Context, iri: str) -> str | None:
     roots = ctx.facts(iri).iris(SG.triage) or [iri]  # a symptom's trees, or the step itself
     nodes = {node for root in roots for node in tree_nodes(ctx.engine, root)}
     branches = {node for node in nodes if ctx.catalog.is_a(node, SG.TriageBranch)}
-    ranked = sorted(_passage_scores(ctx, branches).items(), key=lambda kv: -kv[1])
+    scores = _passage_scores(ctx, {b for b in branches if not ctx.contradicts(b)})
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     if not ranked or ranked[0][1] < BRANCH_MATCH:
         return None
     if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < BRANCH_LEAD:
@@ -180,7 +168,7 @@ def _branch_score(
         asked = set(terms(" ".join(step.texts(SG.question))))
         if not asked or len(asked & q_terms) < max(1, len(asked) // 2):
             return 0.0
-        negated = bool(q_words & _NEGATION)
+        negated = bool(q_words & NEGATION)
         return 1.0 if (low == "no") == negated else 0.0
     if not answer_terms:
         return 0.0
@@ -223,6 +211,8 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
         if described is None:
             return None
         problems = [described]
+    # What the report says it has is no absence it reports ("the traces show ..." of "no trace").
+    problems = [c for c in problems if not ctx.contradicts(c.iri)] or problems
     problems = _described_by_match(ctx, problems)
     target = descend(ctx, problems[0].iri)
     text = explain_problem(ctx, target)
