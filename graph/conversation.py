@@ -91,6 +91,9 @@ class Turn:
     declined: bool = False
     #: What the answer said: a follow-up's answer does not say it again.
     answer: str = ""
+    #: What its question named surely, in order: "where do they land?" after a turn naming two
+    #: interconnects asks about both.
+    named: tuple[str, ...] = ()
 
 
 @dataclass
@@ -100,24 +103,33 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     max_turns: int = 20
 
-    def remember(self, answer: Answer, named: Sequence[str] = ()) -> None:
+    def remember(self, answer: Answer, named: Sequence[str] = (), sure: Sequence[str] = ()) -> None:
         """Record a turn. A declined one is kept too, about the first thing its question named
         (``named``), if any: after "what is PFC?" and "how do I bake sourdough bread?" (declined,
         naming nothing), "how long does it take?" is about the bread, not PFC; after "who
         invented the GPU?" (declined), "what layer is it in?" is about the GPU. Input that was no
-        question at all (``answer.error``) is no turn."""
+        question at all (``answer.error``) is no turn. ``sure``: what the question named surely."""
         if answer.error:
             return
         if not answer.answered:
             self.turns.append(
-                Turn(answer.question, answer.intent, next(iter(named), None), (), declined=True)
+                Turn(
+                    answer.question,
+                    answer.intent,
+                    next(iter(named), None),
+                    (),
+                    declined=True,
+                    named=tuple(sure),
+                )
             )
         else:
             focus = next((e.iri for e in answer.entities if not e.code), None)
             if focus is None and answer.entities:
                 focus = answer.entities[0].iri
             layers = tuple(e.iri for e in answer.entities if e.code)
-            self.turns.append(Turn(answer.question, answer.intent, focus, layers, answer=answer.answer))
+            self.turns.append(
+                Turn(answer.question, answer.intent, focus, layers, answer=answer.answer, named=tuple(sure))
+            )
         del self.turns[: -self.max_turns]
 
     @property

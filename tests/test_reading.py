@@ -1450,3 +1450,16 @@ def test_only_a_branch_for_something_absent_is_contradicted_by_having_it(engine:
     assert not contradicted("we have no traces for the chat service", no_trace)
     assert not contradicted("there is zero tracing on that service", no_trace)
     assert not contradicted("the traces show requests waiting in line", queueing)  # no absence
+
+
+def test_a_plural_pointer_stands_for_every_thing_of_the_kind_the_last_turn_named(engine: Engine) -> None:
+    """ "where do they fit?" after a turn naming two schedulers asks where both fit; the first
+    alone is half the answer. A singular "it" still means the conversation's subject."""
+    conversation = Conversation()
+    engine.ask("we are weighing Volcano against Kueue for our batch training jobs", conversation)
+    both = engine.ask("ok so where do they fit?", conversation)
+    assert "Volcano" in both.answer and "Kueue" in both.answer, both.answer
+    conversation = Conversation()
+    engine.ask("we are weighing Volcano against Kueue for our batch training jobs", conversation)
+    one = engine.ask("ok so where does it fit?", conversation)
+    assert one.answered and one.context is not None, one.answer

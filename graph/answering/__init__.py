@@ -356,7 +356,8 @@ def answer_question(
         # Declined turns too: "it" in the next question means what they asked about, which is
         # nothing the graph has when they asked about a name it lacks ("what is CXL memory?").
         known = parsed is not None and not parsed.unknown_names
-        conversation.remember(answer, parsed.named if known else ())
+        sure = [m.iri for m in parsed.mentions if m.score >= STRONG_LINK] if known else []
+        conversation.remember(answer, parsed.named if known else (), sure)
     return answer
 
 
@@ -849,7 +850,32 @@ def _follow_up(
     ):
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False
-    return [Candidate(focus, 0.95, "conversation")] + [c for c in named if c.iri != focus], True
+    leaning = [Candidate(focus, 0.95, "conversation")]
+    if not named and parsed.points_back_at_several:
+        leaning += [
+            Candidate(iri, 0.95, "conversation") for iri in _named_alongside(engine, conversation, focus)
+        ]
+    return leaning + [c for c in named if c.iri != focus], True
+
+
+def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> list[str]:
+    """What the last turn named surely besides ``focus``, of the same kind: "where do they land?"
+    after "UALink for scale-up plus Ultra Ethernet for the backend" asks about both
+    technologies, not about a cause the words "backend" also name."""
+    turn = conversation.turns[-1]
+    if turn.declined or focus not in turn.named:
+        return []
+    record = engine.catalog.get(focus)
+    kind = engine.catalog.most_specific_type(record) if record else None
+    return list(
+        dict.fromkeys(
+            iri
+            for iri in turn.named
+            if iri != focus
+            and (other := engine.catalog.get(iri)) is not None
+            and engine.catalog.most_specific_type(other) == kind
+        )
+    )
 
 
 def _conversation_model(engine: Engine, conversation: Conversation) -> str | None:

@@ -205,6 +205,14 @@ class Question:
         return [i for i in _pointing_words(self.normalized.split()) if i not in named]
 
     @property
+    def points_back_at_several(self) -> bool:
+        """Whether its words pointing back are plural ("where do they land?", "are those on the
+        host?"): they stand for every thing of a kind the turn before named, not its first."""
+        words = self.normalized.split()
+        pointers = self._pointers()
+        return bool(pointers) and all(words[i] in _PLURAL_POINTERS for i in pointers)
+
+    @property
     def points_at_own_names(self) -> bool:
         """Whether its pointing words are plural and follow two or more things it names itself:
         "observability and security: are those layers too?" asks about those two, not about
