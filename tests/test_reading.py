@@ -1463,3 +1463,20 @@ def test_a_plural_pointer_stands_for_every_thing_of_the_kind_the_last_turn_named
     engine.ask("we are weighing Volcano against Kueue for our batch training jobs", conversation)
     one = engine.ask("ok so where does it fit?", conversation)
     assert one.answered and one.context is not None, one.answer
+
+
+def test_a_name_said_to_be_absent_is_not_asked_about(engine: Engine) -> None:
+    """ "where does Lustre go, there's no L10" asks where Lustre goes; L10 is said not to exist."""
+    assert Question.parse(engine, "where does Lustre go, there is no L10 in the list").unknown_names == ()
+    assert Question.parse(engine, "where does L10 go in the list?").unknown_names == ("L10",)
+
+
+@pytest.mark.parametrize("turn", ["whats the real cause tho?", "is that risky or is secops being paranoid"])
+def test_chat_shorthand_and_judgement_words_do_not_change_the_topic(engine: Engine, turn: str) -> None:
+    """ "tho", "risky", "paranoid" say how the asker feels about the subject, not a new one."""
+    conversation = Conversation()
+    engine.ask(
+        "we load community finetunes as pytorch_model.bin pickle files onto the gpu nodes", conversation
+    )
+    answer = engine.ask(turn, conversation)
+    assert answer.answered and answer.context is not None, answer.answer

@@ -560,6 +560,8 @@ def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> 
         stems = terms(word)
         if index in named or not stems or all(t in engine.lexical.idf for t in stems):
             continue
+        if normalize(before).split()[-1:] in (["no"], ["not"], ["without"]):
+            continue  # "there's no L10": said to be absent, not asked about
         found.append(word.strip("./-+"))
     return found
 
