@@ -7,6 +7,7 @@ triage tree, find a path, run guarded SPARQL. It imports nothing of Textual, fas
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from functools import cached_property
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.catalog import PREFIX_DECL, load_catalog, normalize
-from stackgraph.graph.lexical import LexicalIndex, build_lexical_index
+from stackgraph.graph.lexical import LexicalIndex, build_lexical_index, terms
 from stackgraph.graph.model import (
     Answer,
     EntityDescription,
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 
 #: The layer models by the names users type; the first is the default for bare codes ("L5").
 MODELS = {"nine": str(KG["nine-layer-model"]), "eight": str(KG["eight-layer-map"])}
+
+
+#: How a triage branch's answer says something is absent: "no trace available".
+ABSENCE = re.compile(r"(?:no|not|without)\s+(?:a\s+|an\s+|any\s+)?(?P<thing>[a-z]+)")
 
 
 class Engine:
@@ -81,8 +86,6 @@ class Engine:
         self.diagnostics: frozenset[str] = frozenset(self.entities_of("Diagnostic"))
         #: Every symptom, triage branch and cause, for questions that describe a problem.
         self.problems: frozenset[str] = frozenset(self.entities_of("Symptom", "TriageBranch", "Cause"))
-        #: Every triage branch, for the ones a question's own words contradict ("no trace available").
-        self.triage_branches: frozenset[str] = frozenset(self.entities_of("TriageBranch"))
         #: Whole-word tokens of the embedding model's vocabulary: ordinary English words, which
         #: are weak evidence when a one-word label ("Training", "Volcano") matches them.
         self.common_words: frozenset[str] = _common_words()
@@ -106,6 +109,19 @@ class Engine:
                 + "SELECT ?model ?top ?bottom WHERE { ?model sg:topLayer ?top ; sg:bottomLayer ?bottom }"
             )
         }
+
+    @cached_property
+    def absences(self) -> dict[str, frozenset[str]]:
+        """The triage branches whose answer is that something is absent ("no trace available"),
+        with the stems of that thing: a question saying it has the thing contradicts them."""
+        found: dict[str, frozenset[str]] = {}
+        for row in self.graph.query(
+            PREFIX_DECL + "SELECT ?branch ?answer WHERE { ?branch a sg:TriageBranch ; sg:answer ?answer }"
+        ):
+            absent = ABSENCE.match(str(row.answer).lower())
+            if absent is not None:
+                found[str(row.branch)] = frozenset(terms(absent.group("thing")))
+        return found
 
     def entities_of(self, *classes: str) -> list[str]:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""

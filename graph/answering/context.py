@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -52,8 +51,6 @@ NEGATION = frozenset(
 )
 #: Words saying that something is absent ("we have zero tracing", "no trace").
 ABSENT = NEGATION | {"zero", "none", "nothing", "lack", "lacks", "lacking", "absent", "havent", "hasnt"}
-#: How an answer saying something is absent opens: "no trace available".
-_ABSENCE = re.compile(r"(?:no|not|without)\s+(?:a\s+|an\s+|any\s+)?(?P<thing>[a-z]+)")
 #: Words either side of a mention that may negate it ("we have no trace", "traces: none").
 NEGATION_WINDOW = 3
 
@@ -127,12 +124,9 @@ class Context:
         return self._contradicted[branch]
 
     def _says_present(self, branch: str) -> bool:
-        # Read without recording: weighing a branch is no fact of the answer.
-        answer = " ".join(fetch(self.engine, branch).texts(SG.answer)).lower()
-        absent = _ABSENCE.match(answer)
-        if absent is None:
+        thing = self.engine.absences.get(branch)
+        if not thing:
             return False
-        thing = set(terms(absent.group("thing")))
         words = self.question.lower().replace("'", "").split()
         for i, word in enumerate(words):
             if set(terms(word)) & thing:

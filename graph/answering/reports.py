@@ -126,7 +126,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     }
     # A branch for something absent that the question says it has ("no trace available" of
     # "the traces show ...") is no passage of what it describes.
-    contradicted = {b for b in ctx.engine.triage_branches if ctx.contradicts(b)}
+    contradicted = {b for b in ctx.engine.absences if ctx.contradicts(b)}
     key = (ctx.question, tuple(named), frozenset(weak), ctx.focus, use_semantic)
     found = ctx.ranked.get(key)
     if found is None or (len(found) < k and len(found) == RANKED_AT_LEAST):
