@@ -1122,3 +1122,17 @@ def test_a_layer_asked_of_something_described_follows_the_passage_that_describes
     first, _, rest = answer.answer.partition("treat a failing test.")
     assert "evaluation suite" in first, answer.answer
     assert rest.lstrip().startswith("It applies to L6 AI Engineering & LLMOps"), answer.answer
+
+
+def test_a_question_asking_for_a_part_of_a_named_thing_is_answered_by_its_part(
+    semantic_engine: Engine,
+) -> None:
+    """ "what kubelet component lines up ..." asks for a thing the kubelet uses, not for the
+    kubelet: the passages of its neighbours lead (the Topology Manager), not its own sentence."""
+    from stackgraph.graph.answering.question import Question
+
+    question = "what kubelet component lines up the accelerator and the network card a container receives under one CPU socket?"
+    assert Question.parse(semantic_engine, question).part_of == str(KG["kubelet"])
+    assert Question.parse(semantic_engine, "what does the kubelet do?").part_of is None
+    answer = semantic_engine.ask(question)
+    assert answer.answer.startswith("Topology Manager"), answer.answer

@@ -72,6 +72,9 @@ class Question:
     #: is all generation"): what was checked and found fine is not the problem; and those it says
     #: only in its template's headings ("Expected behavior"), which are no part of it.
     ruled_out: frozenset[str] = frozenset()
+    #: The entity a question asks for a part or tool of ("which kubelet feature ...", "what
+    #: Kubernetes mechanism ..."): the answer is a thing next to it, not it.
+    part_of: str | None = None
 
     @classmethod
     def parse(
@@ -110,6 +113,7 @@ class Question:
             asks_for_person=_asks_for_a_person(engine, text),
             asked_terms=tuple(terms(_asking_sentence(text))),
             ruled_out=ruled_out_terms(text) | heading_terms(text),
+            part_of=_part_asked_of(text, mentions),
         )
 
     @property
@@ -290,6 +294,27 @@ class Question:
         from dataclasses import replace
 
         return replace(self, intent=guess)
+
+
+#: "which kubelet feature", "what Kubernetes mechanism", "which vLLM setting": asking words, a
+#: name (one or two words) and a word for a part or tool of the thing named.
+_ASKS_FOR_A_PART = re.compile(
+    r"\b(?:which|what)\s+(?P<name>[\w.-]+(?:[\s-][\w.-]+)?)[\s-]+(?:side\s+)?"
+    r"(?:feature|component|plugin|mechanism|setting|option|knob|flag|parameter|controller|"
+    r"operator|extension|api|service|subsystem|module|tool)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _part_asked_of(text: str, mentions: tuple[Mention, ...]) -> str | None:
+    """The entity named between the asking word and a word for a part ("which kubelet feature"):
+    what the asked-for thing belongs to. None when no mention sits there."""
+    found = _ASKS_FOR_A_PART.search(text)
+    if found is None:
+        return None
+    start = len(normalize(text[: found.start("name")]).split())
+    end = len(normalize(text[: found.end("name")]).split())
+    return next((m.iri for m in mentions if start <= m.start and m.end <= end), None)
 
 
 def _noun_phrase(words: list[str]) -> list[str]:

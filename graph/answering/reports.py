@@ -117,7 +117,9 @@ PROBLEMS = ("Symptom", "Cause", "TriageBranch")
 def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     """The question's best passages, the entities it names acting as a prior, and for a
     follow-up the conversation's subject and what lies near it in the graph."""
-    named = [c.iri for c in ctx.candidates if c.how in NAMED_HOW]
+    part_of = ctx.parsed.part_of if not ctx.focus else None
+    # "which kubelet feature ...": the answer lies next to the kubelet, not in it.
+    named = [c.iri for c in ctx.candidates if c.how in NAMED_HOW and c.iri != part_of]
     weak = {c.iri for c in ctx.candidates if c.how == "exact" and c.score < STRONG_LINK}
     # A layer model named beside something else frames the question ("how does NCCL relate to
     # the nine-layer model?"): what the model says of itself answers nothing asked of NCCL.
@@ -127,7 +129,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     # A branch for something absent that the question says it has ("no trace available" of
     # "the traces show ...") is no passage of what it describes.
     contradicted = {b for b in ctx.engine.absences if ctx.contradicts(b)}
-    key = (ctx.question, tuple(named), frozenset(weak), ctx.focus, use_semantic)
+    key = (ctx.question, tuple(named), frozenset(weak), ctx.focus or part_of, use_semantic)
     found = ctx.ranked.get(key)
     if found is None or (len(found) < k and len(found) == RANKED_AT_LEAST):
         # Ranked once at a depth that serves every caller, then cut: a ranking's first k are
@@ -141,7 +143,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
             use_semantic=use_semantic,
             query_terms=ctx.parsed.ranking_terms,
             residual=ctx.parsed.residual_terms,
-            near=_near(ctx, ctx.focus) if ctx.focus else None,
+            near=_near(ctx, ctx.focus) if ctx.focus else _beside(ctx, part_of) if part_of else None,
             asked=ctx.parsed.asked_terms,
         )
     return found[:k]
@@ -169,6 +171,19 @@ def _near(ctx: Context, focus: str) -> dict[str, float]:
 
     priors = OTHER_PRIORS if _ASKS_FOR_A_KIND.search(ctx.follow_up or "") else FOCUS_PRIORS
     return {iri: priors[hops] for iri, hops in distances(ctx.engine, focus, len(priors) - 1).items()}
+
+
+def _beside(ctx: Context, iri: str) -> dict[str, float]:
+    """Priors for the things next to ``iri``, which a question asks for a part or tool of."""
+    from stackgraph.graph.paths import distances
+
+    return {
+        other: PART_PRIORS[hops] for other, hops in distances(ctx.engine, iri, len(PART_PRIORS) - 1).items()
+    }
+
+
+#: Prior of a passage by the hops between its subject and the thing a question asks a part of.
+PART_PRIORS = (0.0, 0.25, 0.05)
 
 
 def _stands_alone(ctx: Context, hit: Hit, use_semantic: bool) -> bool:
