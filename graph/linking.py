@@ -301,6 +301,31 @@ def _english(word: str, common: frozenset[str]) -> bool:
     return word in common or (word.endswith("s") and (word[:-1] in common or word[:-2] in common))
 
 
+def _other_words(typed: str, name: str, common: frozenset[str]) -> bool:
+    """Whether a run of words close in spelling to a name is other words, each spelt right: every
+    word is plain English and one is more than a letter from each of the name's words ("control
+    panel" and "control plane"). Inflections ("memory errors", "job stalls"), spellings ("low utilization"), part of
+    a name ("low memory"), a name written apart ("no valid host") and a word no dictionary holds
+    ("kv cahce") still read as the name."""
+    words = typed.split()
+    if not all(w in STOPWORDS or _english(w, common) for w in words):
+        return False
+    if typed.replace(" ", "") == name.replace(" ", "").replace("-", ""):
+        return False
+    named = [_singular(n) for n in name.replace("-", " ").split()]
+    return any(min(OSA.distance(_singular(w), n) for n in named) > 1 for w in words if w not in STOPWORDS)
+
+
+def _singular(word: str) -> str:
+    """The word less an inflection ("stalls", "stalled" and "stalling" are all "stall")."""
+    for _ in range(2):  # the name tables' plurals of inflected forms: "stalleds"
+        for ending in ("ing", "ed", "es", "s"):
+            if word.endswith(ending) and len(word) > len(ending) + 2 and not word.endswith("ss"):
+                word = word[: -len(ending)]
+                break
+    return word
+
+
 def _slip_of_the_keys(typed: str, name: str) -> bool:
     """Whether a short word one edit from a name reads as that name mistyped. Longer words and
     letters added, dropped or swapped always do; a changed letter in a short word must be a key
@@ -774,6 +799,7 @@ class Linker:
                 form = " ".join(chunk)
                 if size == 1 and (form in STOPWORDS or _english(form, common) or len(form) < 4):
                     continue
+
                 candidates.append((size, start, form))
         best = self._closest_names(candidates)
         found = []
@@ -781,6 +807,8 @@ class Linker:
             if match is None or any(taken[start : start + size]):
                 continue
             choice, score = match
+            if size > 1 and _other_words(form, choice, common):
+                continue  # "control panel" is a panel, spelt right: no slip for "control plane"
             iri = self._rank(self.forms[choice], choice, None)[0]
             found.append(Mention(iri, start, start + size, form, score, "fuzzy"))
             for i in range(start, start + size):

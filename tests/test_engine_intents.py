@@ -312,6 +312,19 @@ def test_the_plural_of_an_english_word_is_no_misspelling_of_a_name(engine: Engin
     assert not any(m.how == "fuzzy" and m.surface == "docs" for m in mentions), mentions
 
 
+def test_other_words_spelt_right_are_no_misspelling_of_a_name(engine: Engine) -> None:
+    """ "control panel" is a panel, each word in the dictionary and one of them two letters from
+    "plane": no slip for the control plane. Inflections and spellings of a name's own words still
+    name it ("job stalls", "low utilization")."""
+
+    def fuzzy(text: str) -> set[str]:
+        return {engine.catalog.display(m.iri) for m in engine.linker.mentions(text) if m.how == "fuzzy"}
+
+    assert not any("Control Plane" in name for name in fuzzy("i changed a setting in the control panel"))
+    assert fuzzy("our job stalls every night")
+    assert fuzzy("we see low utilization on every node")
+
+
 def test_a_near_miss_of_a_name_with_digits_is_not_taken_for_it(engine: Engine) -> None:
     """Names with digits are identifiers (H100 and H200, gpu-000005 and gpu-000006): one digit
     off names another thing, so it is no misspelling, while a letter typo still is (NCLL)."""
