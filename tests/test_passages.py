@@ -1136,3 +1136,18 @@ def test_a_question_asking_for_a_part_of_a_named_thing_is_answered_by_its_part(
     assert Question.parse(semantic_engine, "what does the kubelet do?").part_of is None
     answer = semantic_engine.ask(question)
     assert answer.answer.startswith("Topology Manager"), answer.answer
+
+
+def test_the_words_naming_a_layer_model_beside_the_question_rank_nothing(semantic_engine: Engine) -> None:
+    """ "in the nine-layer co-design stack, which layer covers ...": the model's words only say
+    whose layers are asked for; matched against statements they find the model's own notes (its
+    co-design method), not what the question describes."""
+    from stackgraph.graph.answering.question import Question
+
+    question = "in the nine-layer co-design stack, which layer covers the short fast links between the accelerators of one box?"
+    parsed = Question.parse(semantic_engine, question)
+    assert parsed.model_hint == str(KG["nine-layer-model"])
+    assert "co-design" not in " ".join(parsed.ranking_terms) and "link" in parsed.ranking_terms
+    assert Question.parse(semantic_engine, "what is the nine-layer model?").model_words == set()
+    answer = semantic_engine.ask(question)
+    assert "co-design and teaching model" not in answer.answer and "L8" in answer.answer, answer.answer

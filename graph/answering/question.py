@@ -45,7 +45,7 @@ from stackgraph.graph.lexical import (
     template_headings,
     terms,
 )
-from stackgraph.graph.linking import STOPWORDS
+from stackgraph.graph.linking import MODEL_IRIS, STOPWORDS
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -117,9 +117,20 @@ class Question:
         )
 
     @property
+    def model_words(self) -> set[str]:
+        """The terms of the words naming a layer model, when the question says more than that."""
+        models = set(MODEL_IRIS.values())
+        found = {t for m in self.mentions if m.iri in models for t in terms(m.surface)}
+        return found if found and set(self.terms) - found else set()
+
+    @property
     def ranking_terms(self) -> tuple[str, ...]:
-        """Its terms less those it rules out: what statements are matched against."""
-        return tuple(t for t in self.terms if t not in self.ruled_out) if self.ruled_out else self.terms
+        """Its terms less those it rules out, and less the words naming a layer model beside what
+        it asks ("in the nine-layer co-design stack, which layer covers the links inside a
+        server?" asks about links; the model only says whose layers): what statements are matched
+        against."""
+        dropped = set(self.ruled_out) | self.model_words
+        return tuple(t for t in self.terms if t not in dropped) if dropped else self.terms
 
     @property
     def named(self) -> list[str]:
