@@ -559,3 +559,19 @@ def test_a_layers_assumption_asked_of_a_tool_is_that_of_the_layer_it_checks(sema
     semantic_engine.ask("what is nvidia-smi for?", conversation)
     answer = semantic_engine.ask("and in the 8-layer map, what does its layer assume?", conversation)
     assert "L2 GPUs & Networking (eight-layer operational map): L2 assumes" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "role"),
+    [
+        ("what K8S-ROLE does L5 have?", "in-container"),
+        ("what's the k8s role of L7 in the stack map?", "host"),
+    ],
+)
+def test_the_k8s_role_column_named_outright_is_the_layers_value(
+    engine: Engine, question: str, role: str
+) -> None:
+    """ "K8S-ROLE" is a column of the stack map, not Kubernetes: asked of a layer, it is where that
+    layer's code runs."""
+    answer = ask(engine, question)
+    assert f"(K8S-ROLE {role})" in answer.answer and not answer.answer.startswith("Kubernetes"), answer.answer

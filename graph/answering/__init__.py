@@ -602,6 +602,8 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
         ctx.from_conversation
         or (first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first))
         or (not first.answered and _unknown_name(ctx.parsed))
+        # "what K8S-ROLE does L5 have?" names the column it is answered from.
+        or (first.answered and placement.asks_k8s_role(ctx.question) and "(K8S-ROLE " in first.answer)
     ):
         return None
     if first.answered:
@@ -745,6 +747,8 @@ def _refine_intent(ctx: Context, intent: str | None) -> str | None:
 
 def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer | None:
     running = placement.layers_running(ctx)  # "which layers run on the host?": no entity named
+    if running is None and placement.asks_k8s_role(ctx.question):
+        running = placement.where_it_runs(ctx)  # "what K8S-ROLE does L5 have?"
     if running is not None:
         return running
     if intents.asks_layer_by_role(ctx.question) and not ctx.of_type("Layer"):

@@ -124,7 +124,14 @@ def describe_places(ctx: Context, places: list[Place], preferred_model: str | No
 
 
 #: "Where does L3 run?", "does that live on the host?": where a layer's code runs is asked.
-_RUNS_WHERE = re.compile(r"\b(runs?|running|lives?|living|executes?)\b", re.IGNORECASE)
+_RUNS_WHERE = re.compile(r"\b(runs?|running|lives?|living|executes?)\b|\bk8s[- ]?roles?\b", re.IGNORECASE)
+#: The K8S-ROLE column named outright: whatever the wording, its value for the layers named is asked.
+_K8S_ROLE = re.compile(r"\bk8s[- ]?roles?\b", re.IGNORECASE)
+
+
+def asks_k8s_role(question: str) -> bool:
+    """Whether the question names the K8S-ROLE column ("what K8S-ROLE does L5 have?")."""
+    return bool(_K8S_ROLE.search(question))
 
 
 def where_it_runs(ctx: Context) -> Answer | None:
@@ -141,7 +148,10 @@ def where_it_runs(ctx: Context) -> Answer | None:
             continue
         ctx.evidence.entity(cand.iri)
         ctx.evidence.fact(cand.iri, SG.runsIn, runs)
-        text = f"{layer_phrase(ctx.catalog, cand.iri, with_model=True)} runs {_RUNS_IN.get(runs, runs)}."
+        role = f" (K8S-ROLE {runs})" if asks_k8s_role(ctx.question) else ""
+        text = (
+            f"{layer_phrase(ctx.catalog, cand.iri, with_model=True)} runs {_RUNS_IN.get(runs, runs)}{role}."
+        )
         if detail:
             ctx.evidence.fact(cand.iri, SG.runsInDetail, detail)
             text += f" {sentence(detail)}"
