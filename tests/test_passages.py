@@ -1151,3 +1151,16 @@ def test_the_words_naming_a_layer_model_beside_the_question_rank_nothing(semanti
     assert Question.parse(semantic_engine, "what is the nine-layer model?").model_words == set()
     answer = semantic_engine.ask(question)
     assert "co-design and teaching model" not in answer.answer and "L8" in answer.answer, answer.answer
+
+
+def test_a_layer_model_asked_about_keeps_its_words_in_the_ranking(engine: Engine) -> None:
+    """ "and in the nine-layer one?" asks what that model says, its own design choices included:
+    only a question asking for one of its layers has the model's name as a mere qualifier."""
+    from stackgraph.graph.answering.question import Question
+
+    asked = Question.parse(engine, "kubernetes is its own layer in the ops map, and in the nine-layer one?")
+    assert asked.model_words == set()
+    qualified = Question.parse(
+        engine, "which layer of the nine-layer stack owns the fast links inside a server?"
+    )
+    assert qualified.model_words and not qualified.model_words & set(qualified.ranking_terms)

@@ -118,9 +118,18 @@ class Question:
 
     @property
     def model_words(self) -> set[str]:
-        """The terms of the words naming a layer model, when the question says more than that."""
+        """The terms of the words naming a layer model whose layer the question asks for ("in the
+        nine-layer stack, which layer covers ..."), when it says more than that."""
         models = set(MODEL_IRIS.values())
-        found = {t for m in self.mentions if m.iri in models for t in terms(m.surface)}
+        naming = {i for m in self.mentions if m.iri in models for i in range(m.start, m.end)}
+        if not naming or not intents.asks_for_layer(self.text):
+            # "and in the nine-layer one?" asks what the model says: its own design choices count.
+            return set()
+        words = self.normalized.split()
+        inside = {t for i in naming if i < len(words) for t in terms(words[i])}
+        # A word also said outside the model's name ("kubernetes is its own layer") still counts.
+        outside = {t for i, w in enumerate(words) if i not in naming for t in terms(w)}
+        found = inside - outside
         return found if found and set(self.terms) - found else set()
 
     @property
