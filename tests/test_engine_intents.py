@@ -575,3 +575,17 @@ def test_the_k8s_role_column_named_outright_is_the_layers_value(
     layer's code runs."""
     answer = ask(engine, question)
     assert f"(K8S-ROLE {role})" in answer.answer and not answer.answer.startswith("Kubernetes"), answer.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "in the eight-layer map, what does the kubernetes layer take for granted about the GPUs it schedules?",
+        "8-layer map: what does L2 presume about the fabric between nodes?",
+    ],
+)
+def test_taking_for_granted_asks_for_a_layers_assumption(engine: Engine, question: str) -> None:
+    """ "take for granted" and "presume" ask what a layer assumes of the one below; its failure mode
+    matching more of the words is another property."""
+    answer = ask(engine, question)
+    assert " assumes " in answer.answer and " fails by" not in answer.answer.split(".")[0], answer.answer

@@ -513,7 +513,7 @@ def _answer_linked(
     # it?" about something with no check of its own; a report naming NCCL in passing that asks no
     # definition): the passages matched to the whole question win a tie.
     weak = _described(ctx) or (answer.intent == intents.DEFINE and guess.intent != intents.DEFINE)
-    if settled:
+    if settled or _says_the_assumption_asked(guess, answer, text):
         proposal = None
     elif from_conversation:
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
@@ -586,6 +586,19 @@ STRUCTURAL_SAYS = 0.5
 STRUCTURAL = frozenset(
     {intents.LIST, intents.COMPARE, intents.CROSSWALK, intents.PATH, intents.STRESS, intents.TRIAGE}
 )
+
+
+def _says_the_assumption_asked(guess: intents.IntentGuess, answer: Answer, question: str) -> bool:
+    """Whether the question asks what a layer assumes ("what does the orchestration layer take
+    for granted about the accelerators?") and the answer says that layer's assumption: other
+    statements of the layer matching more of the words (how it fails) answer something else."""
+    return (
+        answer.answered
+        and guess.intent == intents.ASSUME
+        and answer.intent == intents.ASSUME
+        and intents.asks_for_assumption(question)
+        and " assumes " in answer.answer
+    )
 
 
 def _from_passages(ctx: Context, first: Answer) -> Answer | None:

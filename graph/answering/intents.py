@@ -106,7 +106,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         ASSUME,
         re.compile(
-            r"\bassum(e|es|ption|ptions)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail",
+            r"\bassum(e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b|\bpresum(e|es|ption)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail",
             _I,
         ),
     ),
@@ -247,6 +247,16 @@ def is_elliptical(question: str) -> bool:
 
 
 _ADVICE = re.compile(r"\bshould\b|\bmust\b|\bbest\b|\bfirst\b|\brecommend|\badvice\b|\bworth\b", _I)
+
+
+#: Words asking what a layer assumes of the one below: "assume", "take for granted", "presume".
+_ASSUMPTION = re.compile(
+    r"\bassum(?:e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b|\bpresum", _I
+)
+
+
+def asks_for_assumption(question: str) -> bool:
+    return bool(_ASSUMPTION.search(question))
 
 
 def asks_for_advice(question: str) -> bool:

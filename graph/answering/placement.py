@@ -534,6 +534,8 @@ def workload_stress(ctx: Context) -> Answer | None:
 #: Which text property a layer-detail question asks for, by its wording.
 _DETAIL = (
     ("assum", SG.assumption, "assumes"),
+    ("for granted", SG.assumption, "assumes"),
+    ("presum", SG.assumption, "assumes"),
     ("fail", SG.failureMode, "fails by"),
     ("break", SG.failureMode, "fails by"),
     ("responsib", SG.responsibility, "is responsible for"),
