@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +39,14 @@ if TYPE_CHECKING:
 
 #: The layer models by the names users type; the first is the default for bare codes ("L5").
 MODELS = {"nine": str(KG["nine-layer-model"]), "eight": str(KG["eight-layer-map"])}
+
+
+@dataclass(frozen=True)
+class Absence:
+    """What a triage branch says is absent: its stems, and the tools that would provide it."""
+
+    stems: frozenset[str]
+    providers: frozenset[str]
 
 
 #: How a triage branch's answer says something is absent: "no trace available".
@@ -111,17 +120,27 @@ class Engine:
         }
 
     @cached_property
-    def absences(self) -> dict[str, frozenset[str]]:
+    def absences(self) -> dict[str, Absence]:
         """The triage branches whose answer is that something is absent ("no trace available"),
-        with the stems of that thing: a question saying it has the thing contradicts them."""
-        found: dict[str, frozenset[str]] = {}
+        with the stems of that thing and the tools that provide it (Langfuse, whose definition
+        says tracing): a question saying it has the thing, or naming such a tool, contradicts them."""
+        found: dict[str, Absence] = {}
         for row in self.graph.query(
             PREFIX_DECL + "SELECT ?branch ?answer WHERE { ?branch a sg:TriageBranch ; sg:answer ?answer }"
         ):
             absent = ABSENCE.match(str(row.answer).lower())
             if absent is not None:
-                found[str(row.branch)] = frozenset(terms(absent.group("thing")))
+                thing = frozenset(terms(absent.group("thing")))
+                found[str(row.branch)] = Absence(thing, self._providing(thing))
         return found
+
+    def _providing(self, thing: frozenset[str]) -> frozenset[str]:
+        """The tools whose definition says ``thing`` (by its stems)."""
+        return frozenset(
+            iri
+            for iri in self.entities_of("Tool")
+            if (rec := self.catalog.get(iri)) is not None and thing & set(terms(rec.definition or ""))
+        )
 
     def entities_of(self, *classes: str) -> list[str]:
         """IRIs of the entities of these classes (local names of sg: classes), sorted."""

@@ -1450,6 +1450,9 @@ def test_only_a_branch_for_something_absent_is_contradicted_by_having_it(engine:
     assert not contradicted("we have no traces for the chat service", no_trace)
     assert not contradicted("there is zero tracing on that service", no_trace)
     assert not contradicted("the traces show requests waiting in line", queueing)  # no absence
+    # A tool that provides the thing, named, says it is there: Langfuse traces.
+    assert contradicted("p95 doubled since monday, we have langfuse on the service", no_trace)
+    assert not contradicted("p95 doubled since monday, we don't have langfuse yet", no_trace)
 
 
 def test_a_plural_pointer_stands_for_every_thing_of_the_kind_the_last_turn_named(engine: Engine) -> None:

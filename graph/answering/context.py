@@ -124,12 +124,14 @@ class Context:
         return self._contradicted[branch]
 
     def _says_present(self, branch: str) -> bool:
-        thing = self.engine.absences.get(branch)
-        if not thing:
+        absence = self.engine.absences.get(branch)
+        if absence is None:
             return False
         words = self.question.lower().replace("'", "").split()
+        # "we have langfuse on it": a tool providing the thing, named, says the thing is there.
+        tools = {w for m in self.parsed.mentions if m.iri in absence.providers for w in m.surface.split()}
         for i, word in enumerate(words):
-            if set(terms(word)) & thing:
+            if word.strip(".,;:!?()") in tools or set(terms(word)) & absence.stems:
                 around = words[max(0, i - NEGATION_WINDOW) : i + 1 + NEGATION_WINDOW]
                 if not ABSENT.intersection(around):
                     return True
