@@ -44,6 +44,9 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind18.jsonl --min 45
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind19.jsonl --min 55
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind21.jsonl --min 50
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind22.jsonl --min 70
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind23.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind24.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
@@ -52,6 +55,9 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind10.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind11.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind12.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind13.jsonl --min 80
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind14.jsonl --min 90
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind15.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

@@ -21,6 +21,11 @@ them in CI; here the same judge reads answers from one engine in this process. T
   pronoun), scored blind at 21/36 when it arrived.
 - ``follow_ups_blind14.jsonl``: 36 more (six off-topic, a third of them after a problem report),
   scored blind at 20/36 when it arrived, on the session's first and last commits alike.
+- ``follow_ups_blind15.jsonl``: 36 more (six off-topic), scored blind at 25/36 when it arrived.
+- ``follow_ups_blind16.jsonl``: 36 more (six off-topic, three sneaky), kept unseen until mid-session:
+  25/36 on the session's first commit, and still 25/36 after the mechanisms found on other sets.
+- ``follow_ups_blind17.jsonl``: 36 more (six off-topic, three sneaky), scored blind at 29/36 on the
+  session's first commit and 28/36 on the commit then current (a loss then fixed).
 """
 
 from __future__ import annotations
@@ -49,6 +54,9 @@ BARS = {
     "follow_ups_blind12.jsonl": 0.8,
     "follow_ups_blind13.jsonl": 0.6,
     "follow_ups_blind14.jsonl": 0.5,
+    "follow_ups_blind15.jsonl": 0.8,
+    "follow_ups_blind16.jsonl": 0.65,
+    "follow_ups_blind17.jsonl": 0.75,
 }
 
 
