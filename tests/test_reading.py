@@ -1483,3 +1483,30 @@ def test_chat_shorthand_and_judgement_words_do_not_change_the_topic(engine: Engi
     )
     answer = engine.ask(turn, conversation)
     assert answer.answered and answer.context is not None, answer.answer
+
+
+def test_asking_what_next_leans_on_the_problem_under_way(engine: Engine) -> None:
+    """ "looked at the switch ports, all clean, now what?" names what was checked: the next check
+    is asked of the problem the conversation is about, not of the switches, and not of the last
+    check an answer explained ("where do I look next?" after the allocatable GPUs)."""
+    conversation = Conversation()
+    engine.ask(
+        "distributed training over roce freezes after a few hundred steps, one node alone is fine",
+        conversation,
+    )
+    answer = engine.ask("looked at the switch ports, all up and clean, now what?", conversation)
+    assert answer.answered and answer.context == "Multi-node cluster stalls", answer.answer
+    conversation = Conversation()
+    engine.ask("my 8-gpu pod has been Pending for an hour", conversation)
+    engine.ask("the nodes' allocatable column shows 8 nvidia.com/gpu each", conversation)
+    answer = engine.ask("ok where do i look next", conversation)
+    assert answer.context == "Pending pod" and "Events" in answer.answer, answer.answer
+
+
+def test_a_finding_named_before_what_next_stands_as_the_answer(engine: Engine) -> None:
+    """ "the right doc WAS retrieved but ranked too low, now what?" names the triage branch it
+    found: that branch answers, not the next one after the conversation's problem."""
+    conversation = Conversation()
+    engine.ask("our rag assistant answered wrong, what do i check first", conversation)
+    answer = engine.ask("ok the right doc was retrieved but ranked too low. now what", conversation)
+    assert "ranked too low" in answer.answer and "not retrieved" not in answer.answer, answer.answer

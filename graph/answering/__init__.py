@@ -399,7 +399,7 @@ def _answer(
     if conversation is not None and conversation.turns:
         candidates, from_conversation = _follow_up(engine, parsed, linked, conversation)
         if from_conversation:
-            parsed = _ruling_out_as_before(parsed, conversation)
+            parsed = _ruling_out_as_before(engine, parsed, conversation)
     following = _next_in_triage(engine, parsed, conversation) if conversation is not None else None
     if following is not None:
         # "busbw is normal, so not the fabric... what's next on the list?": the branch of the
@@ -414,7 +414,7 @@ def _answer(
         # "how do I check whether the compute side came back?" after NoValidHost: no pronoun
         # points back, but alone it is nothing the graph answers, and the last answer holds its
         # words. Read in the conversation, as if it had said "it".
-        parsed = _ruling_out_as_before(parsed, conversation)
+        parsed = _ruling_out_as_before(engine, parsed, conversation)
         leaning = [Candidate(focus, 0.95, "conversation")] + [c for c in linked if c.iri != focus]
         retried = _answer_linked(engine, parsed, guess, leaning, True, conversation)
         # Read so, it must answer a word of the turn that the last answer did not say: the last
@@ -437,10 +437,13 @@ def _next_in_triage(engine: Engine, parsed: Question, conversation: Conversation
     return symptoms.next_in_triage(engine, focus, ruled_out)
 
 
-def _ruling_out_as_before(parsed: Question, conversation: Conversation) -> Question:
+def _ruling_out_as_before(engine: Engine, parsed: Question, conversation: Conversation) -> Question:
     """A follow-up read in the conversation keeps what the turn before found fine: after "the
-    dataloader is NOT it", "which layer do I go after for that?" is not about data loading."""
+    dataloader is NOT it", "which layer do I go after for that?" is not about data loading. A turn
+    asking what is next rules out what it names: "checked the switches, now what?"."""
     before = ruled_out_terms(conversation.turns[-1].question)
+    if intents.asks_what_next(parsed.text) and not any(m.iri in engine.problems for m in parsed.mentions):
+        before = before | {t for m in parsed.mentions for t in terms(m.surface)}
     return replace(parsed, ruled_out=parsed.ruled_out | before) if before else parsed
 
 
@@ -837,7 +840,12 @@ def _follow_up(
     )
     # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
     # asked for, of what the conversation is about.
-    leans = Conversation.leans_on_context(text) or bare or (not named and intents.asks_for_layer(text))
+    leans = (
+        Conversation.leans_on_context(text)
+        or bare
+        or (not named and intents.asks_for_layer(text))
+        or intents.asks_what_next(text)  # "checked the switches, now what?"
+    )
     if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
     if parsed.unknown_names and not named:
@@ -851,7 +859,8 @@ def _follow_up(
         and (not parsed.points_back or Conversation.asks_for_siblings(text))
     )
     subject = (conversation.last_layer or conversation.focus) if lists_layer else conversation.focus
-    if not named and subject and _elsewhere(engine, parsed, subject):
+    what_next = intents.asks_what_next(text)
+    if not named and subject and not what_next and _elsewhere(engine, parsed, subject):
         return candidates, False
     if lists_layer:
         layer = conversation.last_layer
@@ -862,6 +871,12 @@ def _follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
+    found_problem = any(c.iri in engine.problems for c in named)
+    if what_next and not found_problem and not conversation.turns[-1].declined:
+        # "checked the switches, all ports up, now what?": what it names is what was checked, and
+        # the next check is asked of the problem under way, not of the last check answered.
+        problem = next((t.focus for t in reversed(conversation.turns) if t.focus in engine.problems), focus)
+        return [Candidate(problem, 0.95, "conversation")], True
     if named and (
         not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS
     ):

@@ -298,7 +298,7 @@ def asks_what_breaks(question: str) -> bool:
 #: the triage under way, after what the conversation has checked.
 _NEXT = re.compile(
     r"\bwhat(?:'?s|\s+is)?\s+next\b|\bnext\s+on\s+the\s+list\b|\bnow\s+what\b"
-    r"|\b(?:check|look\s+at|try|test)\s+next\b",
+    r"|\b(?:check|look(?:\s+at)?|try|test|dig\s+into)\s+next\b",
     _I,
 )
 
