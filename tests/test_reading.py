@@ -1510,3 +1510,21 @@ def test_a_finding_named_before_what_next_stands_as_the_answer(engine: Engine) -
     engine.ask("our rag assistant answered wrong, what do i check first", conversation)
     answer = engine.ask("ok the right doc was retrieved but ranked too low. now what", conversation)
     assert "ranked too low" in answer.answer and "not retrieved" not in answer.answer, answer.answer
+
+
+def test_a_bare_why_asks_why_of_the_last_answer_whatever_follows_it(engine: Engine) -> None:
+    """ "why tho? i thought the container image was self contained" opens by asking only why: of
+    what was just answered, however the sentence after it names a container."""
+    from stackgraph.graph.answering import intents
+
+    assert intents.asks_bare_why("why tho? i thought images were self contained")
+    assert intents.asks_bare_why("but why? that makes no sense")
+    assert not intents.asks_bare_why("why does NCCL hang on 16 nodes?")
+    conversation = Conversation()
+    engine.ask(
+        "pods built on the new cuda runtime image die right at startup on our older gpu nodes", conversation
+    )
+    answer = engine.ask(
+        "why tho? i thought the container image was supposed to be self contained", conversation
+    )
+    assert answer.context == "Container dies on startup", answer.answer

@@ -845,6 +845,7 @@ def _follow_up(
         or bare
         or (not named and intents.asks_for_layer(text))
         or intents.asks_what_next(text)  # "checked the switches, now what?"
+        or intents.asks_bare_why(text)  # "why tho? i thought the container was self contained"
     )
     if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
         return candidates, False  # a question that does not lean on context stands alone
@@ -877,8 +878,10 @@ def _follow_up(
         # the next check is asked of the problem under way, not of the last check answered.
         problem = next((t.focus for t in reversed(conversation.turns) if t.focus in engine.problems), focus)
         return [Candidate(problem, 0.95, "conversation")], True
-    if named and (
-        not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS
+    if (
+        named
+        and not intents.asks_bare_why(text)
+        and (not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS)
     ):
         # A long report that names its own technologies says what "it" is itself.
         return candidates, False

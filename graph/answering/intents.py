@@ -303,6 +303,19 @@ _NEXT = re.compile(
 )
 
 
+#: A sentence that asks only "why" ("why tho?", "but why?", "why is that?"): of the last answer.
+_BARE_WHY = re.compile(
+    r"^\s*(?:(?:but|so|ok|okay|and|hmm)[,\s]+)?why(?:\s+(?:tho|though|so|not|is\s+that|would\s+that\s+be))?\s*[?.!]+",
+    _I,
+)
+
+
+def asks_bare_why(question: str) -> bool:
+    """Whether the question opens with a sentence asking only why: it asks why of what was just
+    said, whatever the sentences after it add ("why tho? i thought containers were self contained")."""
+    return bool(_BARE_WHY.search(question))
+
+
 def asks_what_next(question: str) -> bool:
     return bool(_NEXT.search(question))
 
