@@ -1528,3 +1528,19 @@ def test_a_bare_why_asks_why_of_the_last_answer_whatever_follows_it(engine: Engi
         "why tho? i thought the container image was supposed to be self contained", conversation
     )
     assert answer.context == "Container dies on startup", answer.answer
+
+
+def test_a_fallback_definition_in_a_conversation_gives_way_to_the_statement_asked_for(
+    semantic_engine: Engine,
+) -> None:
+    """ "any risk with that? what should we insist on?" about pickled weights asks for a practice:
+    the subject's definition is only a fallback, and the nearest statement read with the turn
+    before (prefer safetensors over pickle files) answers it, however unsure."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "a researcher wants to drop a fine-tuned checkpoint from some unknown hf repo onto our gpu nodes, "
+        "its files are pytorch_model.bin",
+        conversation,
+    )
+    answer = semantic_engine.ask("any risk with that? what should we insist on?", conversation)
+    assert "Prefer safetensors over legacy" in answer.answer, answer.answer

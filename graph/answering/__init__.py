@@ -520,9 +520,16 @@ def _answer_linked(
         proposal = None
     elif from_conversation:
         proposal = _in_context(engine, parsed, conversation, answer, candidates[0].iri)
-        if proposal is not None and answer.answered and proposal.answer.startswith(reports.HEDGE):
+        if (
+            proposal is not None
+            and answer.answered
+            and proposal.answer.startswith(reports.HEDGE)
+            and not weak
+        ):
             # Statements only nearest to two turns' words at once ("fine, then which layer?"
-            # meets "Full fine-tuning") do not replace an answer about the conversation's subject.
+            # meets "Full fine-tuning") do not replace an answer about the conversation's subject
+            # that answers what was asked; a definition given only as a fallback ("what should we
+            # insist on?" about Pickle) is no such answer.
             proposal = None
     else:
         proposal = _from_passages(ctx, answer)
