@@ -1164,3 +1164,16 @@ def test_a_layer_model_asked_about_keeps_its_words_in_the_ranking(engine: Engine
         engine, "which layer of the nine-layer stack owns the fast links inside a server?"
     )
     assert qualified.model_words and not qualified.model_words & set(qualified.ranking_terms)
+
+
+def test_a_setting_asked_for_is_named_before_the_technique_it_switches_on(semantic_engine: Engine) -> None:
+    """ "which engine flag helps?": the technique (chunked prefill) and its flag
+    (`enable_chunked_prefill`) are described in the same words; the flag is what was asked, so it
+    leads. Asked what the technique is, the technique still does."""
+    flag = semantic_engine.ask(
+        "chat decode stutters whenever a giant summarization prompt arrives; which engine flag helps?"
+    )
+    assert flag.answer.startswith("enable_chunked_prefill"), flag.answer
+    from stackgraph.graph.answering import intents
+
+    assert not intents.asks_for_setting("what is chunked prefill?")

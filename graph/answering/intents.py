@@ -316,6 +316,16 @@ def asks_bare_why(question: str) -> bool:
     return bool(_BARE_WHY.search(question))
 
 
+#: "which engine flag?", "what setting decides ...", "which knob?": a configuration setting asked for.
+_SETTING = re.compile(
+    r"\b(?:flags?|settings?|knobs?|parameters?|params?|options?|config(?:uration)?s?)\b", _I
+)
+
+
+def asks_for_setting(question: str) -> bool:
+    return bool(_SETTING.search(question))
+
+
 def asks_what_next(question: str) -> bool:
     return bool(_NEXT.search(question))
 

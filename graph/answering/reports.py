@@ -352,6 +352,8 @@ def from_passages(
         return None
     chosen = choose(ctx, hits)
     chosen = lead_with_problem(ctx, chosen)
+    if intents.asks_for_setting(ctx.question):
+        chosen = [_as_setting(ctx, hit, hits) for hit in chosen]
     parts: list[str] = []
     subjects: list[str] = []
     for n, hit in enumerate(chosen):
@@ -542,6 +544,23 @@ def _echo(ctx: Context, passage: Passage, said: str) -> str:
     if passage.relation or passage.text.startswith(f"{label}: "):
         return f"The same holds for {label}."
     return sentence(label)  # a practice or a reason: its name says what to do
+
+
+def _as_setting(ctx: Context, hit: Hit, hits: list[Hit]) -> Hit:
+    """The hit itself, or, asked for a setting ("engine flag for that?"), the hit stating the same
+    sentence about a configuration parameter: "chunked prefill" and `enable_chunked_prefill` are
+    described alike, and the flag is what was asked."""
+    if ctx.catalog.is_a(hit.passage.subject, SG.ConfigurationParameter):
+        return hit
+    return next(
+        (
+            other
+            for other in hits
+            if ctx.catalog.is_a(other.passage.subject, SG.ConfigurationParameter)
+            and _same_statement(other.passage, hit.passage)
+        ),
+        hit,
+    )
 
 
 def _same_statement(a: Passage, b: Passage) -> bool:
