@@ -1544,3 +1544,15 @@ def test_a_fallback_definition_in_a_conversation_gives_way_to_the_statement_aske
     )
     answer = semantic_engine.ask("any risk with that? what should we insist on?", conversation)
     assert "Prefer safetensors over legacy" in answer.answer, answer.answer
+
+
+def test_a_follow_up_asking_for_a_setting_gets_one(semantic_engine: Engine) -> None:
+    """ "what engine setting limits how long those may get?" after long prompts on vLLM asks for a
+    setting: the answer leading with one (max_model_len) beats a listing of what vLLM relates to,
+    which names none."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "users want to paste entire repos, around 200k tokens, into the model we serve on vllm", conversation
+    )
+    answer = semantic_engine.ask("what engine setting limits how long those may get?", conversation)
+    assert "max_model_len" in answer.answer.split(".")[0], answer.answer

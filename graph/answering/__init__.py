@@ -554,6 +554,7 @@ def _answer_linked(
         asked_to_define,
         parsed.naming,
         parsed.asks_for_remedy,
+        intents.asks_for_setting(text),
     )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
@@ -679,10 +680,12 @@ def _in_context(
         said_before="" if parsed.chooses_among else conversation.turns[-1].answer,
     )
     if first.answered and (
-        first.intent in STRUCTURAL
+        (first.intent in STRUCTURAL and not intents.asks_for_setting(parsed.text))
         or compete.coverage(engine, parsed.terms, first.answer) >= 1 - compete.MARGIN
     ):
-        return None  # a listing asked for that shape; or nothing could cover the words better
+        # A listing asked for that shape, unless the turn asks for a setting, which no listing of
+        # related things names; or nothing could cover the words better.
+        return None
     return reports.from_passages(ctx, alone=not first.answered)
 
 

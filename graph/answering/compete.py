@@ -67,6 +67,7 @@ def better(
     asked_to_define: bool = False,
     naming: Mapping[str, Iterable[str]] | None = None,
     asks_fix: bool = False,
+    asks_setting: bool = False,
 ) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins).
 
@@ -76,13 +77,16 @@ def better(
     the question names to the terms that named it: an answer about that entity says those words
     by being about it, whatever its text calls it. ``asks_fix``: the question asks for a fix ("how
     to prevent it?"); an answer naming one is not replaced by one naming none, however many more
-    of the report's words that one repeats."""
+    of the report's words that one repeats. ``asks_setting``: the question asks for a setting
+    ("which engine setting decides that?"); an answer leading with one beats one naming none."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
         return challenger
     if asks_fix and names_fix(first) and not names_fix(challenger):
         return first
+    if asks_setting and leads_with_setting(challenger) and not names_setting(first):
+        return challenger
     mine_about, theirs_about = subject(first), subject(challenger)
     # The more specific answer keeps its place (a triage branch against its symptom's passage),
     # unless it is only a fallback definition of something named in passing: "Milvus is a vector
@@ -145,6 +149,19 @@ def better(
 
 #: The edge from a fix to the problem it fixes (``SG.mitigates``; spelled out to keep this a leaf).
 MITIGATES = "https://w3id.org/stackgraph/ns#mitigates"
+
+
+#: The type label of a configuration parameter as answers show it (``sg:ConfigurationParameter``).
+SETTING = "configuration parameter"
+
+
+def leads_with_setting(answer: Answer) -> bool:
+    """Whether the answer is first about a configuration parameter (``max_model_len``)."""
+    return bool(answer.entities) and answer.entities[0].type == SETTING
+
+
+def names_setting(answer: Answer) -> bool:
+    return any(e.type == SETTING for e in answer.entities)
 
 
 def names_fix(answer: Answer) -> bool:
