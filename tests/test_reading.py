@@ -1556,3 +1556,21 @@ def test_a_follow_up_asking_for_a_setting_gets_one(semantic_engine: Engine) -> N
     )
     answer = semantic_engine.ask("what engine setting limits how long those may get?", conversation)
     assert "max_model_len" in answer.answer.split(".")[0], answer.answer
+
+
+def test_a_follow_up_mostly_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
+    """ "can we write those off over three or five years on the company's taxes?" points back at the
+    servers just named, but says more words the graph never uses (years, company, taxes, ...) than
+    words it does: it is about something else, and is not answered about the servers."""
+    conversation = Conversation()
+    engine.ask("procurement just approved twelve more h100 servers for the training cluster", conversation)
+    answer = engine.ask(
+        "can we write those off over three or five years on the company's taxes, which is cheaper",
+        conversation,
+    )
+    assert answer.context is None and not answer.answered, answer.answer
+    # Two such words ("bias", "diagrams"; "known" only says what is asked) are too few to tell.
+    assert (
+        len(Question.parse(engine, "is that a known bias of such diagrams?").words_beyond_names(engine)[0])
+        == 2
+    )

@@ -857,7 +857,12 @@ def _follow_up(
         or intents.asks_what_next(text)  # "checked the switches, now what?"
         or intents.asks_bare_why(text)  # "why tho? i thought the container was self contained"
     )
-    if not leans or parsed.foreign_subject(engine) or parsed.only_foreign(engine):
+    if (
+        not leans
+        or parsed.foreign_subject(engine)
+        or parsed.only_foreign(engine)
+        or _mostly_foreign(engine, parsed)
+    ):
         return candidates, False  # a question that does not lean on context stands alone
     if parsed.unknown_names and not named:
         # "should I run VACUUM FULL or pg_repack on it?" after a question on MLOps asks about what
@@ -921,6 +926,17 @@ def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> 
             and engine.catalog.most_specific_type(other) == kind
         )
     )
+
+
+#: Ordinary words the graph never uses from which a turn saying more of them than of the graph's
+#: own words is about something else: "also how do I make a pivot table in excel that groups dates
+#: by month?" (excel, dates, month), however it leans on the conversation by its wording.
+MOSTLY_FOREIGN = 3
+
+
+def _mostly_foreign(engine: Engine, parsed: Question) -> bool:
+    foreign, _ = parsed.words_beyond_names(engine)
+    return len(foreign) >= MOSTLY_FOREIGN and len(foreign) > parsed.known_own_words(engine)
 
 
 def _conversation_model(engine: Engine, conversation: Conversation) -> str | None:

@@ -185,6 +185,10 @@ class Question:
             if word.isalpha() and word not in relational_words()
         ]
 
+    def known_own_words(self, engine: Engine) -> int:
+        """How many of its own words (``own_words``) the graph uses."""
+        return sum(_graph_uses(engine, stems) for stems in self.own_words())
+
     def words_beyond_names(self, engine: Engine) -> tuple[list[str], bool]:
         """The question's words outside its names that the graph never uses and that are ordinary
         English ("gaming"; not a name it lacks like "gdrcopy", nor words that only say what is
