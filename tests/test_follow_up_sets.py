@@ -26,6 +26,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   25/36 on the session's first commit, and still 25/36 after the mechanisms found on other sets.
 - ``follow_ups_blind17.jsonl``: 36 more (six off-topic, three sneaky), scored blind at 29/36 on the
   session's first commit and 28/36 on the commit then current (a loss then fixed).
+- ``follow_ups_blind18.jsonl``: 36 more (six off-topic, three sneaky), never read while the engine
+  was worked on: 27/36 on the session's first commit, 28/36 when it arrived, 30/36 at its end.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ BARS = {
     "follow_ups_blind15.jsonl": 0.8,
     "follow_ups_blind16.jsonl": 0.65,
     "follow_ups_blind17.jsonl": 0.75,
+    "follow_ups_blind18.jsonl": 0.75,
 }
 
 
