@@ -1177,3 +1177,13 @@ def test_a_setting_asked_for_is_named_before_the_technique_it_switches_on(semant
     from stackgraph.graph.answering import intents
 
     assert not intents.asks_for_setting("what is chunked prefill?")
+
+
+def test_a_supplement_never_restates_what_the_answer_rests_on(semantic_engine: Engine) -> None:
+    """The statements added to an answer say what it leaves out: not the likely cause it gave
+    already, nor its checks in other words ("Where to look: nccl-tests, switch telemetry" after
+    "Where to look: NCCL tests and switch telemetry")."""
+    answer = semantic_engine.ask(
+        "all-reduce hangs after a few hundred steps across 8 nodes, one node alone runs fine"
+    )
+    assert answer.answer.count("Where to look") == 1 and "Also:" not in answer.answer, answer.answer

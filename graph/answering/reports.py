@@ -689,6 +689,8 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
     if not missing:
         return answer  # every word of the question is answered: nothing to add
     weight = ctx.engine.lexical.weight
+    used = {(f.subject, f.predicate, f.object) for f in answer.facts}
+    said_terms = set(terms(answer.answer))
     added: list[Passage] = []
     for hit in rank(ctx, k=4, use_semantic=False):
         passage = hit.passage
@@ -697,6 +699,10 @@ def supplement(ctx: Context, answer: Answer) -> Answer:
             or hit.score < MIN_SCORE
             or said_already(statement(passage), said)
             or any(_same_statement(passage, a) for a in added)
+            # The answer rests on this very statement, or says all its words in its own way
+            # ("Where to look: NCCL tests and switch telemetry" for "nccl-tests, switch telemetry").
+            or (passage.subject, passage.predicate, passage.object) in used
+            or set(terms(statement(passage))) <= said_terms
         ):
             continue
         adds = missing & set(terms(_words(ctx, passage)))
