@@ -850,12 +850,14 @@ def _follow_up(
     )
     # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
     # asked for, of what the conversation is about.
+    what_next = intents.asks_what_next(text)  # "checked the switches, now what?"
+    bare_why = intents.asks_bare_why(text)  # "why tho? i thought the container was self contained"
     leans = (
         Conversation.leans_on_context(text)
         or bare
         or (not named and intents.asks_for_layer(text))
-        or intents.asks_what_next(text)  # "checked the switches, now what?"
-        or intents.asks_bare_why(text)  # "why tho? i thought the container was self contained"
+        or what_next
+        or bare_why
     )
     if (
         not leans
@@ -875,7 +877,6 @@ def _follow_up(
         and (not parsed.points_back or Conversation.asks_for_siblings(text))
     )
     subject = (conversation.last_layer or conversation.focus) if lists_layer else conversation.focus
-    what_next = intents.asks_what_next(text)
     if not named and subject and not what_next and _elsewhere(engine, parsed, subject):
         return candidates, False
     if lists_layer:
@@ -895,7 +896,7 @@ def _follow_up(
         return [Candidate(problem, 0.95, "conversation")], True
     if (
         named
-        and not intents.asks_bare_why(text)
+        and not bare_why
         and (not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS)
     ):
         # A long report that names its own technologies says what "it" is itself.

@@ -39,6 +39,10 @@ _OPENING = (
 )
 
 #: (intent, pattern) in priority order.
+#: Words asking what a layer assumes of the one below ("assume", "take for granted"): a cue of
+#: ASSUME, and what ``asks_for_assumption`` looks for.
+_ASSUMING = r"\bassum(?:e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b"
+
 CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PATH,
@@ -106,7 +110,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         ASSUME,
         re.compile(
-            r"\bassum(e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b|\bpresum(e|es|ption)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail",
+            _ASSUMING
+            + r"|\bpresum(e|es|ption)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail",
             _I,
         ),
     ),
@@ -249,10 +254,8 @@ def is_elliptical(question: str) -> bool:
 _ADVICE = re.compile(r"\bshould\b|\bmust\b|\bbest\b|\bfirst\b|\brecommend|\badvice\b|\bworth\b", _I)
 
 
-#: Words asking what a layer assumes of the one below: "assume", "take for granted", "presume".
-_ASSUMPTION = re.compile(
-    r"\bassum(?:e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b|\bpresum", _I
-)
+#: Those words and "presume": what a layer assumes of the one below is asked.
+_ASSUMPTION = re.compile(_ASSUMING + r"|\bpresum", _I)
 
 
 def asks_for_assumption(question: str) -> bool:
@@ -303,6 +306,10 @@ _NEXT = re.compile(
 )
 
 
+def asks_what_next(question: str) -> bool:
+    return bool(_NEXT.search(question))
+
+
 #: A sentence that asks only "why" ("why tho?", "but why?", "why is that?"): of the last answer.
 _BARE_WHY = re.compile(
     r"^\s*(?:(?:but|so|ok|okay|and|hmm)[,\s]+)?why(?:\s+(?:tho|though|so|not|is\s+that|would\s+that\s+be))?\s*[?.!]+",
@@ -324,10 +331,6 @@ _SETTING = re.compile(
 
 def asks_for_setting(question: str) -> bool:
     return bool(_SETTING.search(question))
-
-
-def asks_what_next(question: str) -> bool:
-    return bool(_NEXT.search(question))
 
 
 #: "Which layer handles evaluation and tracing?": a layer asked for by what it does.

@@ -126,9 +126,6 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     frames = {
         m.iri for m in ctx.parsed.mentions if ctx.catalog.is_a(m.iri, SG.LayerModel) and m.iri not in named
     }
-    # A branch for something absent that the question says it has ("no trace available" of
-    # "the traces show ...") is no passage of what it describes.
-    contradicted = {b for b in ctx.engine.absences if ctx.contradicts(b)}
     key = (ctx.question, tuple(named), frozenset(weak), ctx.focus or part_of, use_semantic)
     found = ctx.ranked.get(key)
     if found is None or (len(found) < k and len(found) == RANKED_AT_LEAST):
@@ -138,7 +135,10 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
             ctx.question,
             named,
             weak=weak,
-            exclude=(frames if named else frozenset()) | contradicted,
+            # A branch for something absent that the question says it has ("no trace available"
+            # of "the traces show ...") is no passage of what it describes.
+            exclude=(frames if named else frozenset())
+            | {b for b in ctx.engine.absences if ctx.contradicts(b)},
             k=max(k, RANKED_AT_LEAST),
             use_semantic=use_semantic,
             query_terms=ctx.parsed.ranking_terms,
