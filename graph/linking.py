@@ -266,6 +266,8 @@ MODEL_IRIS = {NINE: str(KG["nine-layer-model"]), EIGHT: str(KG["eight-layer-map"
 SEMANTIC_MIN = 0.45
 #: How many semantic hits are kept per text, and for how many recent texts.
 SEMANTIC_CACHE_K, SEMANTIC_CACHE_SIZE = 30, 256
+#: Questions this long start their encode before they are parsed (see ``Linker.prefetch_meaning``).
+PREFETCH_MIN_WORDS = 6
 #: Fuzzy matches below this score (0-100) are ignored.
 FUZZY_MIN = 88
 #: Ratio below which a run of words cannot be one slip of the keys from a name (a swap in a run of
@@ -884,6 +886,22 @@ class Linker:
 
                     self._semantic = SemanticIndex.for_engine(self.engine)
         return self._semantic
+
+    def prefetch_meaning(self, text: str) -> None:
+        """Start encoding a question that ``semantic`` will likely be asked about (see
+        ``SemanticIndex.prefetch``); nothing when matching is off, not yet loaded, or cached.
+
+        Only for a question of ``PREFETCH_MIN_WORDS`` words or more: every real user's report of
+        the development set needs its vector, while most questions of a few words name what they
+        ask about and are answered without one (32 of the 50 development questions), so encoding
+        them anyway would only cost the other core."""
+        if (
+            self.engine.semantic
+            and self._semantic is not None
+            and len(text.split()) >= PREFETCH_MIN_WORDS
+            and text not in self._semantic_cache
+        ):
+            self._semantic.prefetch(text)
 
     def semantic(self, text: str, k: int = 5) -> list[tuple[str, float, str]]:
         """(iri, cosine, matched text) for the entities whose labels or sentences mean what

@@ -147,6 +147,28 @@ def test_a_question_is_encoded_by_the_int8_model_close_to_its_fp32_vector(embedd
         assert quick_top == full_top, text
 
 
+def test_a_question_started_on_the_encoder_thread_gets_the_vector_encoded_here(embedder):
+    embedder.load()
+    jobs = [embedder.start_query(text) for text in SENTENCES]  # several in flight at once
+    for text, job in zip(SENTENCES, jobs, strict=True):
+        assert job is not None
+        assert np.array_equal(job(), embedder.encode_query(text)), text
+
+
+def test_starting_a_question_never_loads_the_model():
+    fresh = Embedder()
+    assert fresh.start_query("NCCL hangs after a few steps") is None
+    assert fresh.backend is None
+
+
+def test_the_loaded_model_keeps_numpy_on_one_blas_thread(embedder):
+    from threadpoolctl import threadpool_info
+
+    embedder.load()
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas"]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)
+
+
 def test_paraphrase_is_closer_than_an_unrelated_error(embedder):
     query, paraphrase, unrelated = embedder.encode(SENTENCES[:3])
     assert float(query @ paraphrase) > 0.6

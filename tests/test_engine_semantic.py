@@ -166,3 +166,41 @@ def test_pasted_code_leaves_the_meaning_of_a_report_to_its_sentences(semantic_en
     log = "```\n[rank3] NCCL INFO Channel 00/02 : 0[0] -> 1[1] via P2P/IPC\nW1204 12:00:01 process_group.cpp:42] timeout\n```"
     assert (index.vector(f"{report}\n{log}\nany idea?") == index.vector(f"{report}\n \nany idea?")).all()
     assert (index.vector(log) != index.vector(report)).any()  # all code: encoded as it stands
+
+
+def test_a_long_question_is_encoded_while_it_is_parsed(semantic_engine: Engine, monkeypatch) -> None:
+    """A report's encode starts on the encoder thread before parsing; the ranker then takes that
+    vector instead of encoding again, and the answer is the one encoding in turn gives."""
+    report = "the all-reduce stalls after a few steps once we go past one node, on a single box it is fine"
+    semantic_engine.ask("my first token takes ages to arrive")  # the model is loaded by now
+    linker = semantic_engine.linker
+    index = linker.semantic_index()
+    with monkeypatch.context() as patch:
+        patch.setattr(linker, "prefetch_meaning", lambda text: None)
+        linker._semantic_cache.clear()
+        in_turn = semantic_engine.ask(report).to_dict()
+    index._last = index._pending = None
+
+    started: list[str] = []
+    real_start = index.embedder.start_query
+    monkeypatch.setattr(index.embedder, "start_query", lambda text: started.append(text) or real_start(text))
+
+    def no_encode_here(text: str):
+        raise AssertionError(f"encoded on the asking thread: {text!r}")
+
+    monkeypatch.setattr(index.embedder, "encode_query", no_encode_here)
+    linker._semantic_cache.clear()
+    ahead = semantic_engine.ask(report).to_dict()
+    assert started == [report]
+    assert ahead == in_turn
+
+
+def test_a_short_question_is_not_encoded_ahead(semantic_engine: Engine, monkeypatch) -> None:
+    """Questions of a few words mostly name what they ask about and need no vector at all."""
+    semantic_engine.ask("my first token takes ages to arrive")
+    index = semantic_engine.linker.semantic_index()
+    started: list[str] = []
+    monkeypatch.setattr(index.embedder, "start_query", started.append)
+    semantic_engine.linker._semantic_cache.clear()
+    semantic_engine.ask("what is NVLink?")
+    assert started == []

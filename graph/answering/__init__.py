@@ -372,6 +372,7 @@ def _answer(
         return declined(engine, shown, error=str(error)), None
     if conversation is not None:
         text = conversation.spell_out_item(text)  # "step 2" of the last answer's numbered list
+    engine.linker.prefetch_meaning(text)
     model = _conversation_model(engine, conversation) if conversation is not None else None
     near = conversation.last_layer if conversation is not None else None
     parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None, model, near)

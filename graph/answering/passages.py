@@ -281,8 +281,12 @@ class PassageIndex:
             vector = self.engine.linker.semantic_index().vector(question)
         except Exception:  # noqa: BLE001 - the model is optional: word overlap still ranks
             return None
-        scores = (index.vectors @ vector.reshape(-1)).tolist()
-        nearest = frozenset(sorted(range(len(scores)), key=scores.__getitem__)[-SEMANTIC_POOL:])
+        import numpy as np  # loaded with the model by now; a lexical-only process never needs it
+
+        cosines = index.vectors @ vector.reshape(-1)
+        # A stable sort, as Python's own: of equal cosines the later passages make the pool.
+        nearest = frozenset(np.argsort(cosines, kind="stable")[-SEMANTIC_POOL:].tolist())
+        scores = cosines.tolist()
         self._last_semantic = (question, (scores, nearest))
         return scores, nearest
 
