@@ -1474,6 +1474,17 @@ def test_a_name_said_to_be_absent_is_not_asked_about(engine: Engine) -> None:
     assert Question.parse(engine, "where does L10 go in the list?").unknown_names == ("L10",)
 
 
+def test_where_a_known_thing_fits_is_asked_though_an_unknown_name_follows_it(engine: Engine) -> None:
+    """A placement question places the first thing it names; a name the graph lacks written after
+    it says more about that thing. Named first, the unknown name is still what is asked about."""
+    placed = engine.ask("where does moving the KV cache offload onto ZQX memory sit in the nine-layer model?")
+    assert placed.answered and "L2" in placed.answer, placed.answer
+    assert Question.parse(engine, "where does ZQX fit next to NVLink?").unknown_names == ("ZQX",)
+    assert not engine.ask("where does ZQX fit next to NVLink?").answered
+    # A definition still asks about every name of its subject.
+    assert Question.parse(engine, "what is the KV cache offload to ZQX memory?").unknown_names == ("ZQX",)
+
+
 @pytest.mark.parametrize("turn", ["whats the real cause tho?", "is that risky or is secops being paranoid"])
 def test_chat_shorthand_and_judgement_words_do_not_change_the_topic(engine: Engine, turn: str) -> None:
     """ "tho", "risky", "paranoid" say how the asker feels about the subject, not a new one."""

@@ -583,7 +583,7 @@ def _asks_for_a_person(engine: Engine, question: str) -> bool:
 def _unknown(engine: Engine, text: str, mentions: tuple[Mention, ...], intent: str | None) -> list[str]:
     """What the question asks about that the graph lacks, in the order the question says it: the
     names it does not know and, for a definition, the words of its subject it never uses."""
-    found = _unknown_names(engine, text, mentions)
+    found = _unknown_names(engine, text, mentions, after_names=intent != intents.FIT)
     if intent == intents.DEFINE:
         said = {w.lower() for w in found}
         found += [w for w in _unknown_subject_words(engine, text, mentions) if w not in said]
@@ -591,15 +591,25 @@ def _unknown(engine: Engine, text: str, mentions: tuple[Mention, ...], intent: s
     return sorted(found, key=lambda w: low.find(w.lower()))
 
 
-def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> list[str]:
+def _unknown_names(
+    engine: Engine, text: str, mentions: tuple[Mention, ...], after_names: bool = True
+) -> list[str]:
     """The words written as names that no mention covers and whose stems the graph never uses:
-    what the question names that the graph does not know ("CXL" of "what is CXL memory pooling?")."""
+    what the question names that the graph does not know ("CXL" of "what is CXL memory pooling?").
+
+    ``after_names=False`` (a question asking where something fits) leaves out the names written
+    after a known one in the asking sentence: the thing to place is the first one named, and what
+    follows says more about it ("where would spilling the KV cache out to CPU RAM belong?" places
+    the KV cache; "where does CXL fit next to NVLink?" still asks about CXL)."""
     named = _positions(mentions)
     found: list[str] = []
     # Only the sentence that asks: "We tier the KV cache to CPU RAM and NVMe. Which layers does
     # that involve?" names RAM as context, not as what to define or place.
     asking = _LAST_SENTENCE.search(text)
     offset = asking.start() if asking else 0
+    first_named = min(
+        (m.start for m in mentions if m.start >= len(normalize(text[:offset]).split())), default=None
+    )
     for match in _WRITTEN.finditer(text, offset):
         word = match.group(0)
         before = text[: match.start()].rstrip()
@@ -608,6 +618,8 @@ def _unknown_names(engine: Engine, text: str, mentions: tuple[Mention, ...]) -> 
         index = len(normalize(before).split())
         stems = terms(word)
         if index in named or not stems or all(t in engine.lexical.idf for t in stems):
+            continue
+        if not after_names and first_named is not None and index > first_named:
             continue
         if normalize(before).split()[-1:] in (["no"], ["not"], ["without"]):
             continue  # "there's no L10": said to be absent, not asked about
