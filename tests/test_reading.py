@@ -1474,6 +1474,18 @@ def test_a_name_said_to_be_absent_is_not_asked_about(engine: Engine) -> None:
     assert Question.parse(engine, "where does L10 go in the list?").unknown_names == ("L10",)
 
 
+def test_a_word_pointing_back_at_the_reported_trouble_is_not_matched(engine: Engine) -> None:
+    """ "What's this problem called?" names no problem of its own: matched, "problem" would favour
+    the graph's "scheduling problem" over the statement describing the trouble reported."""
+    report = "two of the three pods got placed, the third waits in Pending. what is this problem called?"
+    parsed = Question.parse(engine, report)
+    assert parsed.pointing == {"problem"}
+    assert "problem" in parsed.terms and "problem" not in parsed.ranking_terms
+    said_too = Question.parse(engine, "this problem looks like a scheduling problem, is it?")
+    assert said_too.pointing == frozenset() and "problem" in said_too.ranking_terms
+    assert Question.parse(engine, "how do I get rid of that error? CUDA error 802").pointing == frozenset()
+
+
 def test_where_a_known_thing_fits_is_asked_though_an_unknown_name_follows_it(engine: Engine) -> None:
     """A placement question places the first thing it names; a name the graph lacks written after
     it says more about that thing. Named first, the unknown name is still what is asked about."""

@@ -19,8 +19,10 @@ the competition between answers, linking, the follow-up rules), and they could d
 - ``asked_terms``: in a report of several sentences, the terms of the one that asks (the last
   ending in a question mark): the sentences before it say what happened, that one what is wanted;
 - ``ruled_out``: terms it says only of what it checked and found fine ("queue + gen look normal")
-  or only in its issue template's headings ("Expected behavior"); ``ranking_terms`` are the
-  ``terms`` less those, what statements are matched against.
+  or only in its issue template's headings ("Expected behavior");
+- ``pointing``: terms it says only in a phrase pointing back at its own trouble ("what's this
+  problem called?", "how do I stop that error?"); ``ranking_terms`` are the ``terms`` less these
+  and the ruled-out ones, what statements are matched against.
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ class Question:
     #: is all generation"): what was checked and found fine is not the problem; and those it says
     #: only in its template's headings ("Expected behavior"), which are no part of it.
     ruled_out: frozenset[str] = frozenset()
+    #: Terms it says only in a phrase pointing back at what it reports ("this problem", "that
+    #: error"): a word for the trouble already described, not another one ("scheduling problem").
+    pointing: frozenset[str] = frozenset()
     #: The entity a question asks for a part or tool of ("which kubelet feature ...", "what
     #: Kubernetes mechanism ..."): the answer is a thing next to it, not it.
     part_of: str | None = None
@@ -113,6 +118,7 @@ class Question:
             asks_for_person=_asks_for_a_person(engine, text),
             asked_terms=tuple(terms(_asking_sentence(text))),
             ruled_out=ruled_out_terms(text) | heading_terms(text),
+            pointing=pointing_terms(text),
             part_of=_part_asked_of(text, mentions),
         )
 
@@ -138,7 +144,7 @@ class Question:
         it asks ("in the nine-layer co-design stack, which layer covers the links inside a
         server?" asks about links; the model only says whose layers): what statements are matched
         against."""
-        dropped = set(self.ruled_out) | self.model_words
+        dropped = set(self.ruled_out) | self.pointing | self.model_words
         return tuple(t for t in self.terms if t not in dropped) if dropped else self.terms
 
     @property
@@ -485,6 +491,25 @@ def ruled_out_terms(text: str) -> frozenset[str]:
         inside.update(terms(" ".join(w for w in things.split() if w.lower() not in _NOT_A_THING)))
     rest = _FOUND_FINE.sub(" ", text)
     return frozenset(inside - set(terms(rest)))
+
+
+#: A word for the trouble a report describes, after a word pointing back at it: "this problem",
+#: "that error", "the same issue", "such behaviour".
+_POINTING = re.compile(
+    r"\b(?:this|that|these|those|the\s+same|such\s+an?|such)\s+"
+    r"(?:problems?|issues?|errors?|bugs?|behaviou?rs?|situations?|symptoms?)\b",
+    re.IGNORECASE,
+)
+
+
+def pointing_terms(text: str) -> frozenset[str]:
+    """The terms of words that only point back at the trouble the text describes ("what's this
+    problem called?"), less any it also says elsewhere: such a word names nothing new, while the
+    graph's "scheduling problem" would match it as much as the trouble itself."""
+    inside = {t for m in _POINTING.finditer(text) for t in terms(m.group(0))}
+    if not inside:
+        return frozenset()
+    return frozenset(inside - set(terms(_POINTING.sub(" ", text))))
 
 
 @lru_cache(maxsize=1)
