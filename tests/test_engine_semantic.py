@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stackgraph.graph.answering.question import Question
 from stackgraph.graph.engine import Engine
 
 pytestmark = pytest.mark.slow
@@ -204,3 +205,20 @@ def test_a_short_question_is_not_encoded_ahead(semantic_engine: Engine, monkeypa
     semantic_engine.linker._semantic_cache.clear()
     semantic_engine.ask("what is NVLink?")
     assert started == []
+
+
+def test_a_setting_asked_for_leads_over_the_engine_named_in_passing(semantic_engine: Engine) -> None:
+    """Asked which setting helps, a report naming its engine in passing gets the engine's knob,
+    not the engine's own statements, which match the report by the engine's name alone."""
+    answer = semantic_engine.ask(
+        "when someone pastes a very long document into the prompt, the streaming replies of all the "
+        "other users on our vllm node stutter. which engine setting helps with that?"
+    )
+    lead = answer.answer.removeprefix("The closest the graph knows: ")
+    assert lead.startswith("enable_chunked_prefill:"), answer.answer
+    # Asked for in the sentence that asks, or in a question of one sentence; not a report's
+    # passing mention of its configs.
+    assert Question.parse(semantic_engine, "which engine flag for that?").asks_for_setting
+    assert Question.parse(semantic_engine, "We run vLLM. Which setting caps the batch?").asks_for_setting
+    report = "I used the default configs of the trainer. Why is two nodes slower than one?"
+    assert not Question.parse(semantic_engine, report).asks_for_setting

@@ -77,6 +77,9 @@ class Question:
     #: Terms it says only in a phrase pointing back at what it reports ("this problem", "that
     #: error"): a word for the trouble already described, not another one ("scheduling problem").
     pointing: frozenset[str] = frozenset()
+    #: Whether the sentence that asks wants a configuration setting ("which engine setting
+    #: addresses that?"), not a report that mentions its configs in passing.
+    asks_for_setting: bool = False
     #: The entity a question asks for a part or tool of ("which kubelet feature ...", "what
     #: Kubernetes mechanism ..."): the answer is a thing next to it, not it.
     part_of: str | None = None
@@ -119,6 +122,7 @@ class Question:
             asked_terms=tuple(terms(_asking_sentence(text))),
             ruled_out=ruled_out_terms(text) | heading_terms(text),
             pointing=pointing_terms(text),
+            asks_for_setting=_asks_for_setting(text),
             part_of=_part_asked_of(text, mentions),
         )
 
@@ -534,6 +538,14 @@ def _unquoted(text: str) -> str:
     quotation keeps it."""
     stripped = _PASTED_CODE.sub(" ", _QUOTED.sub(" ", text))
     return stripped if stripped.strip(" .?!:;,") else text
+
+
+def _asks_for_setting(text: str) -> bool:
+    """Whether a setting is what is asked for: said in the sentence that asks, or in a question
+    of one sentence ("which engine flag for that?"); "I used the default configs" in a report
+    that asks why it is slow asks for none."""
+    sentences = [s for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
+    return intents.asks_for_setting(text if len(sentences) <= 1 else _asking_sentence(text))
 
 
 def _asking_sentence(text: str) -> str:

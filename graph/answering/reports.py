@@ -212,6 +212,12 @@ def _corroborated(ctx: Context, hit: Hit) -> bool:
     return len(shared_words(ctx, hit)) >= ALONE_WORDS
 
 
+#: Asked for a setting, the best hit about one leads when it scores this share of the best hit,
+#: among the first ``SETTING_RUNNERS``.
+SETTING_SHARE = 0.65
+SETTING_RUNNERS = 8
+
+
 def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MARGIN) -> str | None:
     """The neighbouring topic the graph does not cover (``ontology/outside_topics.txt``) that the
     question is nearer in meaning to than to any of the graph's statements, if any: "pip cannot
@@ -350,6 +356,8 @@ def from_passages(
     ):
         ctx.passages_guess = True
         return None
+    if ctx.parsed.asks_for_setting:
+        hits = _setting_first(ctx, hits)
     chosen = choose(ctx, hits)
     chosen = lead_with_problem(ctx, chosen)
     if intents.asks_for_setting(ctx.question):
@@ -561,6 +569,25 @@ def _as_setting(ctx: Context, hit: Hit, hits: list[Hit]) -> Hit:
         ),
         hit,
     )
+
+
+def _setting_first(ctx: Context, hits: list[Hit]) -> list[Hit]:
+    """The hits with the best one about a setting first, when one is asked for ("which engine
+    setting addresses that?") and it ranks within ``SETTING_SHARE`` of the best: a report that
+    names its engine in passing matches the engine's own statements by that name, while what it
+    asks for is one of the engine's knobs."""
+    if not hits or _about_a_setting(ctx, hits[0], hits):
+        return hits
+    floor = SETTING_SHARE * hits[0].score
+    for hit in hits[1:SETTING_RUNNERS]:
+        if hit.score >= floor and _about_a_setting(ctx, hit, hits):
+            return [hit, *(h for h in hits if h is not hit)]
+    return hits
+
+
+def _about_a_setting(ctx: Context, hit: Hit, hits: list[Hit]) -> bool:
+    is_setting = _as_setting(ctx, hit, hits).passage.subject
+    return ctx.catalog.is_a(is_setting, SG.ConfigurationParameter)
 
 
 def _same_statement(a: Passage, b: Passage) -> bool:
