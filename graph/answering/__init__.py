@@ -555,7 +555,7 @@ def _answer_linked(
         asked_to_define,
         parsed.naming,
         parsed.asks_for_remedy,
-        intents.asks_for_setting(text),
+        parsed.asks_for_setting,
     )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
@@ -681,7 +681,7 @@ def _in_context(
         said_before="" if parsed.chooses_among else conversation.turns[-1].answer,
     )
     if first.answered and (
-        (first.intent in STRUCTURAL and not intents.asks_for_setting(parsed.text))
+        (first.intent in STRUCTURAL and not parsed.asks_for_setting)
         or compete.coverage(engine, parsed.terms, first.answer) >= 1 - compete.MARGIN
     ):
         # A listing asked for that shape, unless the turn asks for a setting, which no listing of

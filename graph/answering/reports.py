@@ -360,7 +360,7 @@ def from_passages(
         hits = _setting_first(ctx, hits)
     chosen = choose(ctx, hits)
     chosen = lead_with_problem(ctx, chosen)
-    if intents.asks_for_setting(ctx.question):
+    if ctx.parsed.asks_for_setting:
         chosen = [_as_setting(ctx, hit, hits) for hit in chosen]
     parts: list[str] = []
     subjects: list[str] = []
