@@ -1487,6 +1487,30 @@ def test_a_word_pointing_back_at_the_reported_trouble_is_not_matched(engine: Eng
     assert Question.parse(engine, "how do I get rid of that error? CUDA error 802").pointing == frozenset()
 
 
+def test_what_a_check_found_carries_the_report_on(semantic_engine: Engine) -> None:
+    """A turn that reports what a check found, asking nothing, narrows the problem under way as if
+    said in the first report; the next "that" is the narrowed problem, not the check."""
+    conversation = Conversation()
+    semantic_engine.ask("the p95 latency of our assistant doubled since friday", conversation)
+    found = semantic_engine.ask(
+        "the trace shows requests waiting in the queue at the inference endpoint, generation is normal",
+        conversation,
+    )
+    assert found.answered and (found.context or "").startswith("Latency increased"), found.context
+    owners = semantic_engine.ask("which layers own that?", conversation)
+    assert "queueing" in owners.answer.split(" is owned by ")[0], owners.answer
+    assert "L2 GPUs & Networking" in owners.answer and "L5 Kubernetes" in owners.answer
+
+
+def test_a_finding_about_something_else_does_not_carry_the_report_on(semantic_engine: Engine) -> None:
+    conversation = Conversation()
+    semantic_engine.ask("all-reduce got slow on our 8 node job", conversation)
+    aside = semantic_engine.ask(
+        "the delivery tracker says my pizza order came back to the shop", conversation
+    )
+    assert not aside.answered and aside.context is None, aside.answer
+
+
 def test_where_a_known_thing_fits_is_asked_though_an_unknown_name_follows_it(engine: Engine) -> None:
     """A placement question places the first thing it names; a name the graph lacks written after
     it says more about that thing. Named first, the unknown name is still what is asked about."""

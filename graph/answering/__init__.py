@@ -395,6 +395,17 @@ def _answer(
     ):
         guess = intents.IntentGuess(conversation.turns[-1].intent, 0.8)  # "and batch inference?"
         parsed = parsed.with_intent(guess)
+    report = _report_carried_on(engine, parsed, conversation) if conversation is not None else None
+    if report is not None:
+        # "trace says it's requests queueing at the endpoint, not gen" after "latency tripled":
+        # what a check found, read as part of the report it carries on, as if said in one go.
+        carried, _ = _answer(engine, report, None, intent)
+        if carried.answered:
+            # The answer is about the problem the finding narrows, not the check that found it:
+            # the problem leads its entities, so "which layers own that?" next asks about it.
+            entities = sorted(carried.entities, key=lambda e: e.iri not in engine.problems)
+            carried = replace(carried, entities=tuple(entities), question=text)
+            return _about(engine, carried, conversation.focus), parsed
     linked = link(engine, parsed)
     candidates, from_conversation = linked, False
     if conversation is not None and conversation.turns:
@@ -425,6 +436,21 @@ def _answer(
         if retried.answered and new & _own_stems(parsed):
             answer = retried
     return answer, parsed
+
+
+def _report_carried_on(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
+    """The report a turn carries on, with the turn: when the conversation is about a problem and
+    the turn reports what a check of it found, asking nothing ("trace says it's requests queueing
+    at the inference endpoint, not gen"). What it found selects among the problem's branches the
+    way it would have, said in the first report; alone, the turn is about the check it names.
+    None for anything else, and for a turn about something the graph does not hold."""
+    if not conversation.turns or conversation.turns[-1].declined:
+        return None
+    if conversation.focus not in engine.problems or not intents.reports_a_finding(parsed.text):
+        return None
+    if parsed.foreign_subject(engine) or parsed.only_foreign(engine) or _mostly_foreign(engine, parsed):
+        return None
+    return f"{conversation.turns[-1].question.rstrip()} {parsed.text}"
 
 
 def _next_in_triage(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:

@@ -310,6 +310,21 @@ def asks_what_next(question: str) -> bool:
     return bool(_NEXT.search(question))
 
 
+#: What a check found, reported ("the trace says it's queueing", "logs show ...", "turns out the
+#: port is at 100G"): a statement that carries the report on, not a question of its own.
+_FINDING = re.compile(
+    r"\b(?:says?|said|shows?|showed|shown|showing|reports?|reported|turns?\s+out|turned\s+out"
+    r"|came\s+back|comes\s+back|points?\s+(?:at|to)|traced|profiled|measured|checked)\b",
+    _I,
+)
+
+
+def reports_a_finding(text: str) -> bool:
+    """Whether the text reports what a check found and asks nothing: no question mark, no asking
+    cue, and a word of reporting ("trace says it's requests queueing at the endpoint, not gen")."""
+    return "?" not in text and detect(text).intent is None and bool(_FINDING.search(text))
+
+
 #: A sentence that asks only "why" ("why tho?", "but why?", "why is that?"): of the last answer.
 _BARE_WHY = re.compile(
     r"^\s*(?:(?:but|so|ok|okay|and|hmm)[,\s]+)?why(?:\s+(?:tho|though|so|not|is\s+that|would\s+that\s+be))?\s*[?.!]+",
