@@ -59,6 +59,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind13.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind14.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind15.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind16.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 
