@@ -212,12 +212,6 @@ def _corroborated(ctx: Context, hit: Hit) -> bool:
     return len(shared_words(ctx, hit)) >= ALONE_WORDS
 
 
-#: Asked for a setting, the best hit about one leads when it scores this share of the best hit,
-#: among the first ``SETTING_RUNNERS``.
-SETTING_SHARE = 0.65
-SETTING_RUNNERS = 8
-
-
 def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MARGIN) -> str | None:
     """The neighbouring topic the graph does not cover (``ontology/outside_topics.txt``) that the
     question is nearer in meaning to than to any of the graph's statements, if any: "pip cannot
@@ -571,6 +565,12 @@ def _as_setting(ctx: Context, hit: Hit, hits: list[Hit]) -> Hit:
     )
 
 
+#: Asked for a setting, the best hit about one leads when it scores this share of the best hit,
+#: among the first ``SETTING_RUNNERS``.
+SETTING_SHARE = 0.65
+SETTING_RUNNERS = 8
+
+
 def _setting_first(ctx: Context, hits: list[Hit]) -> list[Hit]:
     """The hits with the best one about a setting first, when one is asked for ("which engine
     setting addresses that?") and it ranks within ``SETTING_SHARE`` of the best: a report that
@@ -586,8 +586,9 @@ def _setting_first(ctx: Context, hits: list[Hit]) -> list[Hit]:
 
 
 def _about_a_setting(ctx: Context, hit: Hit, hits: list[Hit]) -> bool:
-    is_setting = _as_setting(ctx, hit, hits).passage.subject
-    return ctx.catalog.is_a(is_setting, SG.ConfigurationParameter)
+    """Whether the hit is about a setting, or states what one of the hits about a setting states."""
+    subject = _as_setting(ctx, hit, hits).passage.subject
+    return ctx.catalog.is_a(subject, SG.ConfigurationParameter)
 
 
 def _same_statement(a: Passage, b: Passage) -> bool:
