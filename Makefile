@@ -48,6 +48,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind23.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind24.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind25.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind26.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
