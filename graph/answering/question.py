@@ -31,7 +31,7 @@ import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents
@@ -126,7 +126,7 @@ class Question:
             part_of=_part_asked_of(text, mentions),
         )
 
-    @property
+    @cached_property
     def model_words(self) -> set[str]:
         """The terms of the words naming a layer model whose layer the question asks for ("in the
         nine-layer stack, which layer covers ..."), when it says more than that."""
@@ -142,7 +142,7 @@ class Question:
         found = inside - outside
         return found if found and set(self.terms) - found else set()
 
-    @property
+    @cached_property
     def ranking_terms(self) -> tuple[str, ...]:
         """Its terms less those it rules out, and less the words naming a layer model beside what
         it asks ("in the nine-layer co-design stack, which layer covers the links inside a
