@@ -531,16 +531,10 @@ def workload_stress(ctx: Context) -> Answer | None:
     return ctx.answer(text, intents.STRESS, 0.85)
 
 
-#: Which text property a layer-detail question asks for, by its wording.
+#: Which text property a layer-detail question asks for, by the words it asks with, in this order.
 _DETAIL = (
-    ("assum", SG.assumption, "assumes"),
-    ("for granted", SG.assumption, "assumes"),
-    ("presum", SG.assumption, "assumes"),
-    ("fail", SG.failureMode, "fails by"),
-    ("break", SG.failureMode, "fails by"),
-    ("responsib", SG.responsibility, "is responsible for"),
-    ("own", SG.responsibility, "is responsible for"),
-    ("do", SG.responsibility, "is responsible for"),
+    (re.compile(r"\bfail|\bbreak|\bbroke", re.IGNORECASE), SG.failureMode),
+    (re.compile(r"\bresponsib|\bowns?\b|\bowned\b|\bdo(?:es)?\b", re.IGNORECASE), SG.responsibility),
 )
 
 
@@ -550,12 +544,10 @@ def layer_detail(ctx: Context) -> Answer | None:
     if layer is None:
         return None
     facts = ctx.facts(layer)
-    low = ctx.question.lower()
-    wanted = [(p, verb) for cue, p, verb in _DETAIL if cue in low] or [
-        (SG.responsibility, "is responsible for")
-    ]
+    wanted = [SG.assumption] if intents.asks_for_assumption(ctx.question) else []
+    wanted += [prop for cue, prop in _DETAIL if cue.search(ctx.question) and prop not in wanted]
     parts = []
-    for prop, _verb in wanted[:1] + [w for w in wanted[1:] if w[0] != wanted[0][0]][:1]:
+    for prop in wanted[:2] or [SG.responsibility]:
         for text in facts.texts(prop):
             ctx.evidence.fact(layer, prop, text)
             parts.append(sentence(text))
