@@ -1511,6 +1511,22 @@ def test_a_finding_about_something_else_does_not_carry_the_report_on(semantic_en
     assert not aside.answered and aside.context is None, aside.answer
 
 
+def test_a_turn_with_a_subject_of_its_own_is_off_the_conversation(engine: Engine) -> None:
+    """A turn naming nothing is off the conversation when it says three words the graph never uses
+    and none of the last turn's own words: "also how do I ..." leans by its wording only."""
+    from stackgraph.graph.answering import _off_the_conversation
+
+    conversation = Conversation()
+    engine.ask("langfuse shows the retrieval span of our rag app tripled since friday", conversation)
+
+    def off(turn: str) -> bool:
+        return _off_the_conversation(engine, Question.parse(engine, turn), conversation)
+
+    assert off("also how do i program the thermostat so the bedroom warms up at dawn in winter?")
+    assert not off("also what usually makes that span slower in winter?")  # says "span" again
+    assert not off("also which graph store holds the vectors?")  # no words of a subject of its own
+
+
 def test_where_a_known_thing_fits_is_asked_though_an_unknown_name_follows_it(engine: Engine) -> None:
     """A placement question places the first thing it names; a name the graph lacks written after
     it says more about that thing. Named first, the unknown name is still what is asked about."""

@@ -896,6 +896,11 @@ def _follow_up(
         or parsed.foreign_subject(engine)
         or parsed.only_foreign(engine)
         or _mostly_foreign(engine, parsed)
+        or (
+            not named
+            and not parsed.points_back_at_several
+            and _off_the_conversation(engine, parsed, conversation)
+        )
     ):
         return candidates, False  # a question that does not lean on context stands alone
     if parsed.unknown_names and not named:
@@ -965,6 +970,24 @@ def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> 
 #: own words is about something else: "also how do I make a pivot table in excel that groups dates
 #: by month?" (excel, dates, month), however it leans on the conversation by its wording.
 MOSTLY_FOREIGN = 3
+
+
+def _off_the_conversation(engine: Engine, parsed: Question, conversation: Conversation) -> bool:
+    """Whether a turn naming nothing brings a subject of its own: words the graph never uses
+    (``OWN_SUBJECT_WORDS`` of them: "pivot table in excel ... dates by month") and none of its
+    own words said in the last turn or its answer. Its wording may lean on the conversation
+    ("also how do I ..."); what it is about does not."""
+    foreign, _ = parsed.words_beyond_names(engine)
+    if len(foreign) < OWN_SUBJECT_WORDS:
+        return False
+    last = conversation.turns[-1]
+    said = set(terms(f"{last.question} {last.answer}"))
+    return not (_own_stems(parsed) & said)
+
+
+#: Words the graph never uses from which a turn that shares none of its own words with the last
+#: turn is about a subject of its own.
+OWN_SUBJECT_WORDS = 3
 
 
 def _mostly_foreign(engine: Engine, parsed: Question) -> bool:
