@@ -1523,7 +1523,7 @@ def test_a_turn_with_a_subject_of_its_own_is_off_the_conversation(engine: Engine
         return _off_the_conversation(engine, Question.parse(engine, turn), conversation)
 
     assert off("also how do i program the thermostat so the bedroom warms up at dawn in winter?")
-    assert not off("also what usually makes that span slower in winter?")  # says "span" again
+    assert not off("also why is that span slower on winter mornings at dawn?")  # says "span" again
     assert not off("also which graph store holds the vectors?")  # no words of a subject of its own
 
 
