@@ -222,3 +222,16 @@ def test_a_setting_asked_for_leads_over_the_engine_named_in_passing(semantic_eng
     assert Question.parse(semantic_engine, "We run vLLM. Which setting caps the batch?").asks_for_setting
     report = "I used the default configs of the trainer. Why is two nodes slower than one?"
     assert not Question.parse(semantic_engine, report).asks_for_setting
+
+
+def test_a_question_saying_mostly_words_the_graph_never_uses_is_no_surer_than_a_hedge(
+    semantic_engine: Engine,
+) -> None:
+    """Named in passing, a tool the graph knows does not make a question about page styling one it
+    answers: saying more foreign words than known ones, it meets the neighbouring areas by the
+    margin a hedged answer meets them by."""
+    styling = semantic_engine.ask(
+        "how do i put our company logo and brand colours on the grafana login page?"
+    )
+    assert not styling.answered and "web front-end" in styling.answer, styling.answer
+    assert semantic_engine.ask("what does grafana show on its dashboards?").answered

@@ -599,7 +599,11 @@ def _answer_linked(
     else:
         judged = answer.error is None  # declined: measured only to say which area it belongs to
     hedged = answer.answered and answer.answer.startswith(reports.HEDGE)
-    margin = reports.HEDGED_OUTSIDE_MARGIN if hedged else reports.OUTSIDE_MARGIN
+    # A question saying more words the graph never uses than words it does is answered by its
+    # names alone ("how do I make grafana panel titles bold with custom css?"): no surer than a hedge.
+    margin = (
+        reports.HEDGED_OUTSIDE_MARGIN if hedged or _mostly_foreign(engine, parsed) else reports.OUTSIDE_MARGIN
+    )
     outside = reports.outside_the_graph(engine, text, margin) if judged else None
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
