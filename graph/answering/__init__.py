@@ -448,7 +448,7 @@ def _report_carried_on(engine: Engine, parsed: Question, conversation: Conversat
         return None
     if conversation.focus not in engine.problems or not intents.reports_a_finding(parsed.text):
         return None
-    if parsed.foreign_subject(engine) or parsed.only_foreign(engine) or _mostly_foreign(engine, parsed):
+    if _about_something_else(engine, parsed):
         return None
     return f"{conversation.turns[-1].question.rstrip()} {parsed.text}"
 
@@ -598,13 +598,15 @@ def _answer_linked(
         judged = not _says_every_word(parsed, answer)
     else:
         judged = answer.error is None  # declined: measured only to say which area it belongs to
-    hedged = answer.answered and answer.answer.startswith(reports.HEDGE)
-    # A question saying more words the graph never uses than words it does is answered by its
-    # names alone ("how do I make grafana panel titles bold with custom css?"): no surer than a hedge.
-    margin = (
-        reports.HEDGED_OUTSIDE_MARGIN if hedged or _mostly_foreign(engine, parsed) else reports.OUTSIDE_MARGIN
-    )
-    outside = reports.outside_the_graph(engine, text, margin) if judged else None
+    outside = None
+    if judged:
+        hedged = answer.answered and answer.answer.startswith(reports.HEDGE)
+        # A question saying more words the graph never uses than words it does is answered by its
+        # names alone ("how do I make grafana panel titles bold with custom css?"): no surer than
+        # a hedge.
+        sure = not hedged and not _mostly_foreign(engine, parsed)
+        margin = reports.OUTSIDE_MARGIN if sure else reports.HEDGED_OUTSIDE_MARGIN
+        outside = reports.outside_the_graph(engine, text, margin)
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
     if after_turns and answer.answered and _new_foreign_topic(engine, parsed):
@@ -897,9 +899,7 @@ def _follow_up(
     )
     if (
         not leans
-        or parsed.foreign_subject(engine)
-        or parsed.only_foreign(engine)
-        or _mostly_foreign(engine, parsed)
+        or _about_something_else(engine, parsed)
         or (
             not named
             and not parsed.points_back_at_several
@@ -971,9 +971,27 @@ def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> 
 
 
 #: Ordinary words the graph never uses from which a turn saying more of them than of the graph's
-#: own words is about something else: "also how do I make a pivot table in excel that groups dates
-#: by month?" (excel, dates, month), however it leans on the conversation by its wording.
+#: own words is about something else: "can we depreciate those over 3 or 5 years on the corporate
+#: tax return?", however it leans on the conversation by its wording.
 MOSTLY_FOREIGN = 3
+
+
+def _mostly_foreign(engine: Engine, parsed: Question) -> bool:
+    foreign, _ = parsed.words_beyond_names(engine)
+    return len(foreign) >= MOSTLY_FOREIGN and len(foreign) > parsed.known_own_words(engine)
+
+
+def _about_something_else(engine: Engine, parsed: Question) -> bool:
+    """Whether the turn's own words say it is about something the graph does not hold: a subject
+    written in words it never uses, only such words, or more of them than of its own."""
+    return bool(
+        parsed.foreign_subject(engine) or parsed.only_foreign(engine) or _mostly_foreign(engine, parsed)
+    )
+
+
+#: Words the graph never uses from which a turn that shares none of its own words with the last
+#: turn is about a subject of its own.
+OWN_SUBJECT_WORDS = 3
 
 
 def _off_the_conversation(engine: Engine, parsed: Question, conversation: Conversation) -> bool:
@@ -987,16 +1005,6 @@ def _off_the_conversation(engine: Engine, parsed: Question, conversation: Conver
     last = conversation.turns[-1]
     said = set(terms(f"{last.question} {last.answer}"))
     return not (_own_stems(parsed) & said)
-
-
-#: Words the graph never uses from which a turn that shares none of its own words with the last
-#: turn is about a subject of its own.
-OWN_SUBJECT_WORDS = 3
-
-
-def _mostly_foreign(engine: Engine, parsed: Question) -> bool:
-    foreign, _ = parsed.words_beyond_names(engine)
-    return len(foreign) >= MOSTLY_FOREIGN and len(foreign) > parsed.known_own_words(engine)
 
 
 def _conversation_model(engine: Engine, conversation: Conversation) -> str | None:
