@@ -394,8 +394,8 @@ class _OnnxEncoder:
             rows = order[start : start + batch_size]
             feed = _tokenize(self._tokenizer, [texts[i] for i in rows])
             hidden = session.run(None, {n: feed[n] for n in self._inputs})[0]
-            out[rows] = _pool(hidden, feed["attention_mask"], self._spec.pooling)
-        return _l2_normalize(out) if self._spec.normalize else out
+            out[rows] = self._finish(hidden, feed)
+        return out
 
 
 class _SentenceTransformersEncoder:
