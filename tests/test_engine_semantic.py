@@ -74,6 +74,24 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         assert not answer.answered and "does not cover that area" in answer.answer, question
 
 
+def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: Engine) -> None:
+    """Issue trackers are full of reports that say "memory", "GPU", "crash" and "driver" about a
+    browser, a game, a JavaScript build or a cache server: words the graph uses, so the nearest
+    statements are offered as the closest it knows unless the area itself is listed as outside."""
+    for question in (
+        "Since updating the extension my browser crawls once I have twenty tabs open, and it eats"
+        " several GB of memory. Disabling hardware acceleration didn't help.",
+        "After a few minutes of play the game crashes to desktop with a rendering error; I think my"
+        " graphics card overheats. Latest driver installed.",
+        "Our Redis instance started evicting most keys once it reached its memory limit, and"
+        " responses became very slow.",
+        "npm run build fails in CI with FATAL ERROR: Reached heap limit Allocation failed -"
+        " JavaScript heap out of memory",
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+
+
 def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
     semantic_engine: Engine,
 ) -> None:
