@@ -30,6 +30,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   was worked on: 27/36 on the session's first commit, 28/36 when it arrived, 30/36 at its end.
 - ``follow_ups_blind19.jsonl``: 36 more (six off-topic, three sneaky), written blind and never read
   while the engine was worked on: 28/36 on the session's first commit and when it arrived.
+- ``follow_ups_blind20.jsonl``: 36 more (six off-topic, three sneaky), written blind and never read
+  while the engine was worked on: 28/36 on the session's first commit and when it arrived.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ BARS = {
     "follow_ups_blind17.jsonl": 0.75,
     "follow_ups_blind18.jsonl": 0.75,
     "follow_ups_blind19.jsonl": 0.75,
+    "follow_ups_blind20.jsonl": 0.75,
 }
 
 
