@@ -173,6 +173,23 @@ def test_compare_asks_only_as_a_request(question: str, compares: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "lists"),
+    [
+        ("list the serving engines the stack mentions", True),
+        ("can you list everything in L7?", True),
+        ("is vLLM in the layer list?", True),
+        # Another list a report quotes by its name is no request to enumerate.
+        ("the pods get GPUs from a different NUMA node than the core list from the cpu manager", False),
+        ("openstack compute service list shows every node enabled but nothing schedules", False),
+    ],
+)
+def test_list_asks_only_as_a_request(question: str, lists: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert (intents.detect(question).intent == intents.LIST) is lists
+
+
+@pytest.mark.parametrize(
     ("question", "advises"),
     [
         ("should we replicate the live VRAM state to the standby rack?", True),

@@ -43,6 +43,16 @@ _OPENING = (
 #: ASSUME, and what ``asks_for_assumption`` looks for.
 _ASSUMING = r"\bassum(?:e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b"
 
+
+#: "list" as what is asked: the verb ("list the vector DBs", "how would I list everything"), or
+#: "the list" / "a list of" the graph holds. A noun before it names some other list a report
+#: quotes ("openstack compute service list", "the core list allocated by cpu manager").
+_LIST_ASKED = (
+    r"(?:(?:^|[.?!;:,]\s*|\b(?:to|you|i|we|please|pls|and|then|can|could)\s+)list\b"
+    r"|(?<!next on )\b(?:the|a|that|this|your|whole|full|static|layer)\s+list\b"
+    r"|\blist\s+(?:of|the|all|every|everything|them|me|out)\b)"
+)
+
 CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PATH,
@@ -125,7 +135,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         LIST,
         re.compile(
-            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|(?<!next on the )\blist\b|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
+            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|" + _LIST_ASKED + r"|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
             _I,
         ),
     ),
