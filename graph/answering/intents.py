@@ -135,7 +135,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         LIST,
         re.compile(
-            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|" + _LIST_ASKED + r"|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
+            r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|"
+            + _LIST_ASKED
+            + r"|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
             _I,
         ),
     ),
