@@ -1166,6 +1166,40 @@ def test_a_layer_model_asked_about_keeps_its_words_in_the_ranking(engine: Engine
     assert qualified.model_words and not qualified.model_words & set(qualified.ranking_terms)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how do I check GPU usage for pods in kubernetes?",
+        "is there a way to get GPU utilization stats for each pod in our cluster?",
+    ],
+)
+def test_a_check_asked_for_a_named_measurement_is_kept_against_statements_naming_none(
+    engine: Engine, question: str
+) -> None:
+    """Asked how to see a measurement the question names, the tools that read it answer; the
+    statements that share more of its other words ("pods", "Kubernetes") name no check."""
+    answer = engine.ask(question)
+    assert "DCGM Exporter" in answer.answer and "nvidia-smi" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("how do I check NVLink?", True),
+        ("which command shows the port state?", True),
+        ("is there a way to get GPU usage per pod?", True),
+        # What to do, not what to look at.
+        ("how do we know we're not making the model worse?", False),
+        ("How do I troubleshoot the problem?", False),
+        ("I want to choose which tools I expose to my MCP client", False),
+    ],
+)
+def test_a_check_is_asked_for_only_in_the_words_of_looking(question: str, asks: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert intents.asks_for_check(question) is asks
+
+
 def test_a_setting_asked_for_is_named_before_the_technique_it_switches_on(semantic_engine: Engine) -> None:
     """ "which engine flag helps?": the technique (chunked prefill) and its flag
     (`enable_chunked_prefill`) are described in the same words; the flag is what was asked, so it

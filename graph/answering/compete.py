@@ -68,6 +68,7 @@ def better(
     naming: Mapping[str, Iterable[str]] | None = None,
     asks_fix: bool = False,
     asks_setting: bool = False,
+    asks_check: bool = False,
 ) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins).
 
@@ -78,7 +79,10 @@ def better(
     by being about it, whatever its text calls it. ``asks_fix``: the question asks for a fix ("how
     to prevent it?"); an answer naming one is not replaced by one naming none, however many more
     of the report's words that one repeats. ``asks_setting``: the question asks for a setting
-    ("which engine setting decides that?"); an answer leading with one beats one naming none."""
+    ("which engine setting decides that?"); an answer leading with one beats one naming none.
+    ``asks_check``: the question asks how to see or verify something ("how do I check GPU usage
+    per pod?"); an answer naming the check of something the question names is not replaced by one
+    naming none."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
@@ -87,6 +91,8 @@ def better(
         return first
     if asks_setting and leads_with_setting(challenger) and not names_setting(first):
         return challenger
+    if asks_check and not described and names_check(first) and not names_check(challenger):
+        return first
     mine_about, theirs_about = subject(first), subject(challenger)
     # The more specific answer keeps its place (a triage branch against its symptom's passage),
     # unless it is only a fallback definition of something named in passing: "Milvus is a vector
@@ -162,6 +168,18 @@ def leads_with_setting(answer: Answer) -> bool:
 
 def names_setting(answer: Answer) -> bool:
     return any(e.type == SETTING for e in answer.entities)
+
+
+#: The edges from what is checked to its check (``SG.diagnosedBy``, ``SG.whereToLook``).
+CHECKED_BY = (
+    "https://w3id.org/stackgraph/ns#diagnosedBy",
+    "https://w3id.org/stackgraph/ns#whereToLook",
+)
+
+
+def names_check(answer: Answer) -> bool:
+    """Whether the answer rests on a check of something (a ``diagnosedBy`` or ``whereToLook`` fact)."""
+    return any(f.predicate in CHECKED_BY for f in answer.facts)
 
 
 def names_fix(answer: Answer) -> bool:

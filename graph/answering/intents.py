@@ -44,13 +44,25 @@ _OPENING = (
 _ASSUMING = r"\bassum(?:e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b"
 
 
-#: "list" as what is asked: the verb ("list the vector DBs", "how would I list everything"), or
-#: "the list" / "a list of" the graph holds. A noun before it names some other list a report
-#: quotes ("openstack compute service list", "the core list allocated by cpu manager").
+#: "list" as what is asked: the verb ("list the vector DBs", "which workloads does the stack matrix
+#: list?"), or "the list" / "a list of" the graph holds. A noun before it names some other list a
+#: report quotes ("openstack compute service list", "the core list allocated by cpu manager").
 _LIST_ASKED = (
     r"(?:(?:^|[.?!;:,]\s*|\b(?:to|you|i|we|please|pls|and|then|can|could)\s+)list\b"
     r"|(?<!next on )\b(?:the|a|that|this|your|whole|full|static|layer)\s+list\b"
-    r"|\blist\s+(?:of|the|all|every|everything|them|me|out)\b)"
+    r"|\blist\s+(?:of|the|all|every|everything|them|me|out)\b"
+    r"|\b(?:does|do|did)\s+(?:\w+\s+){1,4}list\b)"
+)
+
+
+#: Asking for a check: how to see, measure or verify something ("how do I check NVLink links?",
+#: "which command shows it?", "is there a way to get GPU usage per pod?").
+_CHECK = re.compile(
+    r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
+    r"|\b(tool|tools|utility|way)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|inspect|see|find)\b"
+    # "is there a way to get GPU usage per pod?": a measurement asked for is read by a check.
+    r"|\b(?:way|how)\s+to\s+(?:get|see|view|track|watch|collect|export|show)\s+(?:\w+\s+){0,3}?(?:usage|utili[sz]ation|metrics?|stats|statistics|telemetry|temperatures?)\b",
+    _I,
 )
 
 CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -96,14 +108,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    (
-        DIAGNOSE,
-        re.compile(
-            r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
-            r"|\b(tool|tools|utility|way)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|inspect|see|find)\b",
-            _I,
-        ),
-    ),
+    (DIAGNOSE, _CHECK),
     (
         WHY,
         re.compile(
@@ -284,6 +289,23 @@ _REMEDY = re.compile(
     # "all-reduce" and "reduce-scatter" name collectives, not a wish to reduce something.
     r"\b(solutions?|solve|fix|fixes|workarounds?|improve|speed (it |this |that )?up|(?<!-)reduce(?!-)|avoid|prevent"
     r"|mitigate|optimi[sz]e|resolve|handle|deal with|get around|get rid of|smooth(?:e?s)?(?: \w+)? out)\b",
+    _I,
+)
+
+
+def asks_for_check(question: str) -> bool:
+    """Whether the question asks how to see or verify something in so many words ("how do I
+    check it?", "which command shows it?"): not "how do I know ..." or "how do I troubleshoot
+    ...", which ask what to do, nor "which tools ..." of other tools than checks."""
+    return bool(_ASKS_CHECK.search(question))
+
+
+#: The narrow part of ``_CHECK``: the verbs of looking at something and the command that does.
+_ASKS_CHECK = re.compile(
+    r"\bhow (?:do|can|should|would) (?:i|we|you|one)\s+(?:check|verify|see|inspect|measure|monitor|view)\b"
+    r"|\bhow to\s+(?:check|verify|inspect|measure|monitor)\b|\b(?:what|which)\b.{0,24}\bcommands?\b"
+    r"|\bcommand (?:to|for)\b|\b(?:way|how)\s+to\s+(?:get|see|view|track|watch|collect|export|show)\s+"
+    r"(?:\w+\s+){0,3}?(?:usage|utili[sz]ation|metrics?|stats|statistics|telemetry|temperatures?)\b",
     _I,
 )
 

@@ -16,6 +16,8 @@ the competition between answers, linking, the follow-up rules), and they could d
   acronym, a capitalised or CamelCase word inside a sentence), that name nothing in the graph and
   that the graph never uses;
 - ``asks_for_remedy``: whether it asks for a fix ("are there any solutions?");
+- ``asks_for_check``: whether it asks how to see or verify something ("how do I check GPU usage
+  per pod?");
 - ``asked_terms``: in a report of several sentences, the terms of the one that asks (the last
   ending in a question mark): the sentences before it say what happened, that one what is wanted;
 - ``ruled_out``: terms it says only of what it checked and found fine ("queue + gen look normal")
@@ -66,6 +68,8 @@ class Question:
     unknown_names: tuple[str, ...] = ()
     #: Whether it asks for a remedy ("any solution?", "how can we improve this?").
     asks_for_remedy: bool = False
+    #: Whether it asks how to see or verify something ("how do I check GPU usage per pod?").
+    asks_for_check: bool = False
     #: Whether it asks for a person, whom the graph never holds ("who invented the GPU?").
     asks_for_person: bool = False
     #: The terms of the sentence that asks, when other sentences stand beside it; else empty.
@@ -118,6 +122,7 @@ class Question:
             intent=guess,
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
             asks_for_remedy=intents.asks_for_remedy(text),
+            asks_for_check=intents.asks_for_check(text),
             asks_for_person=_asks_for_a_person(engine, text),
             asked_terms=tuple(terms(_asking_sentence(text))),
             ruled_out=ruled_out_terms(text) | heading_terms(text),
