@@ -89,6 +89,11 @@ class SemanticIndex:
         """The neighbouring topic the graph does not cover (``ontology/outside_topics.txt``) that
         is nearest in meaning to the text, with its cosine; None when the file lists none. The
         topics are embedded on first use (a dozen short texts) and cached like the index."""
+        return self.outside_of(self.vector(text))
+
+    def outside_of(self, vector) -> tuple[str, float] | None:
+        """``outside`` for a vector already encoded (a sentence of a question, which must not
+        replace the question's own vector kept by ``vector``)."""
         if self._outside is None:
             with self._outside_lock:
                 if self._outside is None:
@@ -98,5 +103,5 @@ class SemanticIndex:
                     digest = hashlib.sha256("\n".join(topics).encode()).hexdigest()[:16]
                     pairs = [(topic, topic) for topic in topics]
                     self._outside = EmbeddingIndex.load_or_build(pairs, digest + "-outside", self.embedder)
-        found = self._outside.search(self.vector(text), k=1)
+        found = self._outside.search(vector, k=1)
         return found[0] if found else None

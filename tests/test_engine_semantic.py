@@ -138,6 +138,30 @@ def test_a_hedge_whose_best_passage_means_nothing_like_the_question_is_withdrawn
     assert not semantic_engine.ask(question).answer.startswith(reports.HEDGE)
 
 
+def test_a_report_one_of_whose_sentences_is_about_an_outside_area_gets_no_closest_guess(
+    semantic_engine: Engine,
+) -> None:
+    """A long report blends its sentences' meanings: said whole, a certificate renewal stuck behind
+    an ingress is as near the graph's pending pods as anything, and only the closest statements
+    would be offered. Its first sentence alone is plainly about certificates."""
+    for question in (
+        "Our ingress certificate renewal stays pending forever since we moved from one ingress"
+        " controller to another. The cert-manager issuer was updated to the new class. Every other"
+        " ingress renewed fine, only the one in front of the inference service is stuck.",
+        "Jinja template error: system role not supported when chatting through the web UI with"
+        " sglang serving the model. I am trying to upload a document in the chat portal and ask a"
+        " question about it. The model server logs show the template rejects the system message.",
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+    # A report about the stack, sentence by sentence, is still answered.
+    report = (
+        "NCCL all-reduce hangs after a few steps on 16 nodes. A single node runs fine for hours."
+        " Nothing in the logs before the timeout."
+    )
+    assert semantic_engine.ask(report).answered
+
+
 def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_engine: Engine) -> None:
     for question in (
         "the model loads slowly from the shared filesystem on every restart",

@@ -608,6 +608,10 @@ def _answer_linked(
         sure = not hedged and not _mostly_foreign(engine, parsed)
         margin = reports.OUTSIDE_MARGIN if sure else reports.HEDGED_OUTSIDE_MARGIN
         outside = reports.outside_the_graph(engine, text, margin)
+        if outside is None and hedged:
+            # Only the closest statements, for a report whose whole text blends its sentences:
+            # one of them may say plainly which outside area it is about.
+            outside = reports.outside_in_a_sentence(engine, text)
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
     if after_turns and answer.answered and _new_foreign_topic(engine, parsed):

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.evidence import relation_words
-from stackgraph.graph.answering.text import FENCED_BLOCK
+from stackgraph.graph.answering.text import FENCED_BLOCK, SENTENCE_BREAK
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs, find_relative_refs
 from stackgraph.graph.lexical import (
@@ -433,10 +433,6 @@ _LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^.!?]*[.!?]?\s*$)")
 _SENTENCE_END = (".", "?", "!", ":", ";")
 
 
-#: Where one sentence ends and the next begins (a version like "4.2.2" has no space after its dots).
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
 def _without_setting(text: str) -> str:
     """``text`` less its phrases naming the place it is asked from ("on a node", "across our
     whole cluster"; ``lexical.setting_words``): a preposition, a determiner, perhaps a word that
@@ -549,7 +545,7 @@ def _asks_for_setting(text: str) -> bool:
     """Whether a setting is what is asked for: said in the sentence that asks, or in a question
     of one sentence ("which engine flag for that?"); "I used the default configs" in a report
     that asks why it is slow asks for none."""
-    sentences = [s for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
+    sentences = [s for s in SENTENCE_BREAK.split(text.strip()) if s.strip()]
     return intents.asks_for_setting(text if len(sentences) <= 1 else _asking_sentence(text))
 
 
@@ -557,7 +553,7 @@ def _asking_sentence(text: str) -> str:
     """The last sentence ending in a question mark, when the text has other sentences beside it
     ("model doesn't fit on one node at TP=8. we have 2 nodes. which parameter spreads it across
     them?"); empty for a single sentence or a report that asks nothing in so many words."""
-    sentences = [s for s in _SENTENCE_BREAK.split(text.strip()) if s.strip()]
+    sentences = [s for s in SENTENCE_BREAK.split(text.strip()) if s.strip()]
     asking = [s for s in sentences if s.rstrip().endswith("?")]
     return asking[-1] if len(sentences) > 1 and asking else ""
 
@@ -566,7 +562,7 @@ def _sentence_starts(text: str) -> frozenset[int]:
     """The positions (in the normalized words) where a sentence after the first begins."""
     starts: set[int] = set()
     position = 0
-    for part in _SENTENCE_BREAK.split(text.strip()):
+    for part in SENTENCE_BREAK.split(text.strip()):
         if position:
             starts.add(position)
         position += len(normalize(part).split())

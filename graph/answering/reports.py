@@ -34,11 +34,13 @@ from stackgraph.graph.answering.placement import describe_places, placements
 from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of, used_by
 from stackgraph.graph.answering.text import (
     MAX_ANSWER_CHARS,
+    SENTENCE_BREAK,
     clip,
     first_sentences,
     join,
     layer_phrase,
     one_line,
+    prose,
     said_already,
     same_opening,
     sentence,
@@ -226,6 +228,45 @@ def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MAR
     if found is None or found[1] < max(cosines) + margin:
         return None
     return found[0]
+
+
+def outside_in_a_sentence(engine: Engine, question: str) -> str | None:
+    """The neighbouring topic the graph does not cover that one of a report's sentences is nearer
+    in meaning to than to any of the graph's statements, if any. A report's whole text blends its
+    sentences: a browser's "images use GPU memory even with hardware acceleration disabled" is
+    nearer web browsers than anything here, but averaged with its lines on GPU memory and the
+    video card it is nearer the graph's statements on VRAM. Read only for an answer offered as the
+    closest the graph knows; each sentence is encoded on its own (the question's vector stays
+    cached). None with the model off or for a question of one sentence."""
+    sentences = [
+        s
+        for s in SENTENCE_BREAK.split(prose(question).strip())
+        if OUTSIDE_SENTENCE_WORDS <= len(s.split()) <= OUTSIDE_SENTENCE_MAX_WORDS
+    ][:OUTSIDE_SENTENCES]
+    if len(sentences) < 2 or engine.passages.semantic(question) is None:
+        return None
+    index = engine.linker.semantic_index()
+    statements = engine.passages.semantic_index().vectors
+    for said in sentences:
+        vector = index.embedder.encode_query(said)
+        found = index.outside_of(vector)
+        if found is not None and found[1] > float((statements @ vector).max()) + SENTENCE_OUTSIDE_MARGIN:
+            return found[0]
+    return None
+
+
+#: A report's sentences measured one by one against the neighbouring areas (``outside_in_a_sentence``):
+#: the first few, where a report says what it is about. Each costs an encode (about 3 ms).
+OUTSIDE_SENTENCES = 3
+#: Words beyond which a "sentence" is a pasted paragraph or log line rather than one saying what
+#: the report is about; it would cost a long encode for little.
+OUTSIDE_SENTENCE_MAX_WORDS = 40
+#: Words a sentence needs to be measured on its own: a short one ("i own infra not apps.") is
+#: near whatever area shares one of its words.
+OUTSIDE_SENTENCE_WORDS = 6
+#: How much nearer (cosine) to an outside area than to the graph's nearest statement such a
+#: sentence must be: as near to both is chance ("when I update a text file it takes 2-3 s").
+SENTENCE_OUTSIDE_MARGIN = 0.01
 
 
 #: How many of the best passages are looked at for a subject whose name the question writes part of.

@@ -14,6 +14,8 @@ MAX_ANSWER_CHARS = 1200
 
 #: A fenced block of pasted code, logs or config ("```" to "```", or to the end of an unclosed one).
 FENCED_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+#: Where one sentence ends and the next begins (a version like "4.2.2" has no space after its dots).
+SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")
 
 _MODEL_SHORT = {
     "https://w3id.org/stackgraph/id/nine-layer-model": "nine-layer model",
