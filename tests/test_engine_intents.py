@@ -173,6 +173,25 @@ def test_compare_asks_only_as_a_request(question: str, compares: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("what does L5 assume about the layer below?", True),
+        ("what's the assumption baked into L2 there?", True),
+        ("what does the orchestration layer take for granted about the GPUs?", True),
+        # The asker's own supposition asks nothing about a layer.
+        ("let's assume I followed the time-slicing docs. how do I pick the T4 over the A100?", False),
+        ("we are assuming that UCX picks the nearest NIC, is that right?", False),
+        ("I assumed the network was fine because ibstat says Active", False),
+    ],
+)
+def test_an_assumption_is_asked_of_a_layer_not_made_by_the_asker(question: str, asks: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert intents.asks_for_assumption(question) is asks
+    assert (intents.detect(question).intent == intents.ASSUME) is asks
+
+
+@pytest.mark.parametrize(
     ("question", "lists"),
     [
         ("list the serving engines the stack mentions", True),

@@ -41,7 +41,13 @@ _OPENING = (
 #: (intent, pattern) in priority order.
 #: Words asking what a layer assumes of the one below ("assume", "take for granted"): a cue of
 #: ASSUME, and what ``asks_for_assumption`` looks for.
-_ASSUMING = r"\bassum(?:e|es|ed|ing|ption|ptions)\b|\btakes? (?:\w+ )?for granted\b"
+_ASSUMING = (
+    # Not the asker's own supposition: "let's assume I followed the docs", "we are assuming UCX
+    # picks the NIC", "I assumed the network was ok", ", assuming the rest stays the same".
+    r"(?<!\bi )(?<!\bwe )(?<!they )(?<!let's )(?<!let us )(?<!i'm )(?<!we're )(?<!they're )"
+    r"(?<!\bi am )(?<!we are )(?<!they are )(?<!, )\bassum(?:e|es|ed|ing|ption|ptions)\b"
+    r"|\btakes? (?:\w+ )?for granted\b"
+)
 
 
 #: "list" as what is asked: the verb ("list the vector DBs", "which workloads does the stack matrix
