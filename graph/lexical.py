@@ -117,6 +117,13 @@ def template_headings() -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
+def environment_headings() -> tuple[str, ...]:
+    """The lines of ``ontology/environment_headings.txt``: the headings under which issue
+    templates ask for the reporter's versions ("Your current environment", "System Info")."""
+    return tuple(line.strip().lower() for line in _word_file("environment_headings.txt"))
+
+
+@lru_cache(maxsize=1)
 def outside_topics() -> tuple[str, ...]:
     """The lines of ``ontology/outside_topics.txt``: neighbouring areas the graph does not cover,
     each described in plain words (``SemanticIndex.outside`` embeds them)."""

@@ -1389,6 +1389,24 @@ def test_a_reports_template_headings_are_not_matched(engine: Engine) -> None:
     assert "expect" in parsed.terms and "expect" not in parsed.ranking_terms
 
 
+def test_the_versions_a_report_pastes_under_its_environment_heading_are_not_matched(engine: Engine) -> None:
+    from stackgraph.graph.answering.question import environment_terms
+
+    report = (
+        "### Describe the bug other streams freeze while one huge prompt is processed on the GPU "
+        "### Your current environment PyTorch 2.5.1, CUDA 12.4, NVIDIA driver 550.127, GPU: A10G "
+        "### Expected behavior no freeze"
+    )
+    env = environment_terms(report)
+    # Said only in the environment section: the versions and what they are of.
+    assert {"pytorch", "cuda", "driver", "a10g"} <= env
+    # Said outside it too ("GPU"), or only after it ("Expected behavior"): kept.
+    assert "gpu" not in env and "freez" not in env and "behavior" not in env
+    parsed = Question.parse(engine, report)
+    assert "driver" in parsed.terms and "driver" not in parsed.ranking_terms
+    assert environment_terms("the NVIDIA driver version does not match CUDA") == frozenset()
+
+
 def test_a_branch_found_fine_is_not_descended_into(semantic_engine: Engine) -> None:
     """The triage tree is walked with the words the report does not rule out: "queueing and
     generation look normal" leaves the retrieval branch."""

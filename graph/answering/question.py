@@ -42,6 +42,7 @@ from stackgraph.graph.answering.text import FENCED_BLOCK, SENTENCE_BREAK
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs, find_relative_refs
 from stackgraph.graph.lexical import (
+    environment_headings,
     relational_words,
     role_verbs,
     setting_words,
@@ -125,7 +126,7 @@ class Question:
             asks_for_check=intents.asks_for_check(text),
             asks_for_person=_asks_for_a_person(engine, text),
             asked_terms=tuple(terms(_asking_sentence(text))),
-            ruled_out=ruled_out_terms(text) | heading_terms(text),
+            ruled_out=ruled_out_terms(text) | heading_terms(text) | environment_terms(text),
             pointing=pointing_terms(text),
             asks_for_setting=_asks_for_setting(text),
             part_of=_part_asked_of(text, mentions),
@@ -528,6 +529,25 @@ def heading_terms(text: str) -> frozenset[str]:
     """The terms a report says only inside its template's headings ("Describe the bug", "Expected
     behavior"): boilerplate, not its trouble."""
     pattern = _template_heading()
+    inside = {t for m in pattern.finditer(text) for t in terms(m.group(0))}
+    return frozenset(inside - set(terms(pattern.sub(" ", text)))) if inside else frozenset()
+
+
+@lru_cache(maxsize=1)
+def _environment_section() -> re.Pattern[str]:
+    """A markdown heading of ``ontology/environment_headings.txt`` ("### Your current environment",
+    "### Terraform Version") and what follows it up to the next heading or the end."""
+    headings = "|".join(re.escape(h) for h in sorted(environment_headings(), key=len, reverse=True))
+    return re.compile(
+        r"(?:^|\s)#{1,6}\s*(?:[\w.-]+\s+)?(?:" + headings + r")\b.*?(?=\s#{1,6}\s|\Z)",
+        re.IGNORECASE | re.DOTALL,
+    )
+
+
+def environment_terms(text: str) -> frozenset[str]:
+    """The terms a report says only inside its environment section ("### Your current
+    environment" and the versions pasted under it): what is installed, not its trouble."""
+    pattern = _environment_section()
     inside = {t for m in pattern.finditer(text) for t in terms(m.group(0))}
     return frozenset(inside - set(terms(pattern.sub(" ", text)))) if inside else frozenset()
 
