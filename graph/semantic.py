@@ -18,6 +18,8 @@ from stackgraph.graph.embeddings import Embedder, EmbeddingIndex
 from stackgraph.graph.lexical import outside_topics
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from stackgraph.graph.engine import Engine
 
 #: Bump when the choice of texts changes, so cached indexes are rebuilt.
@@ -91,7 +93,7 @@ class SemanticIndex:
         topics are embedded on first use (a dozen short texts) and cached like the index."""
         return self.outside_of(self.vector(text))
 
-    def outside_of(self, vector) -> tuple[str, float] | None:
+    def outside_of(self, vector: np.ndarray) -> tuple[str, float] | None:
         """``outside`` for a vector already encoded (a sentence of a question, which must not
         replace the question's own vector kept by ``vector``)."""
         if self._outside is None:

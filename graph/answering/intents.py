@@ -38,7 +38,6 @@ _OPENING = (
     r"|sorry|um+|uh+|btw|remind\s+me|real\s+quick)\b[\s,:;.!-]*)*"
 )
 
-#: (intent, pattern) in priority order.
 #: Words asking what a layer assumes of the one below ("assume", "take for granted"): a cue of
 #: ASSUME, and what ``asks_for_assumption`` looks for.
 _ASSUMING = (
@@ -61,16 +60,22 @@ _LIST_ASKED = (
 )
 
 
+#: "is there a way to get GPU usage per pod?": a measurement asked for is read by a check.
+_WAY_TO_READ = (
+    r"\b(?:way|how)\s+to\s+(?:get|see|view|track|watch|collect|export|show)\s+(?:\w+\s+){0,3}?"
+    r"(?:usage|utili[sz]ation|metrics?|stats|statistics|telemetry|temperatures?)\b"
+)
+
 #: Asking for a check: how to see, measure or verify something ("how do I check NVLink links?",
 #: "which command shows it?", "is there a way to get GPU usage per pod?").
 _CHECK = re.compile(
     r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
     r"|\b(tool|tools|utility|way)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|inspect|see|find)\b"
-    # "is there a way to get GPU usage per pod?": a measurement asked for is read by a check.
-    r"|\b(?:way|how)\s+to\s+(?:get|see|view|track|watch|collect|export|show)\s+(?:\w+\s+){0,3}?(?:usage|utili[sz]ation|metrics?|stats|statistics|telemetry|temperatures?)\b",
+    r"|" + _WAY_TO_READ,
     _I,
 )
 
+#: (intent, pattern) in priority order.
 CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PATH,
@@ -299,21 +304,20 @@ _REMEDY = re.compile(
 )
 
 
+#: The narrow part of ``_CHECK``: the verbs of looking at something and the command that does.
+_ASKS_CHECK = re.compile(
+    r"\bhow (?:do|can|should|would) (?:i|we|you|one)\s+(?:check|verify|see|inspect|measure|monitor|view)\b"
+    r"|\bhow to\s+(?:check|verify|inspect|measure|monitor)\b|\b(?:what|which)\b.{0,24}\bcommands?\b"
+    r"|\bcommand (?:to|for)\b|" + _WAY_TO_READ,
+    _I,
+)
+
+
 def asks_for_check(question: str) -> bool:
     """Whether the question asks how to see or verify something in so many words ("how do I
     check it?", "which command shows it?"): not "how do I know ..." or "how do I troubleshoot
     ...", which ask what to do, nor "which tools ..." of other tools than checks."""
     return bool(_ASKS_CHECK.search(question))
-
-
-#: The narrow part of ``_CHECK``: the verbs of looking at something and the command that does.
-_ASKS_CHECK = re.compile(
-    r"\bhow (?:do|can|should|would) (?:i|we|you|one)\s+(?:check|verify|see|inspect|measure|monitor|view)\b"
-    r"|\bhow to\s+(?:check|verify|inspect|measure|monitor)\b|\b(?:what|which)\b.{0,24}\bcommands?\b"
-    r"|\bcommand (?:to|for)\b|\b(?:way|how)\s+to\s+(?:get|see|view|track|watch|collect|export|show)\s+"
-    r"(?:\w+\s+){0,3}?(?:usage|utili[sz]ation|metrics?|stats|statistics|telemetry|temperatures?)\b",
-    _I,
-)
 
 
 def asks_for_remedy(question: str) -> bool:
