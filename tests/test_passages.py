@@ -1180,6 +1180,8 @@ def test_a_check_asked_for_a_named_measurement_is_kept_against_statements_naming
     statements that share more of its other words ("pods", "Kubernetes") name no check."""
     answer = engine.ask(question)
     assert "DCGM Exporter" in answer.answer and "nvidia-smi" in answer.answer, answer.answer
+    # A metric is watched, a tool used.
+    assert "Watch GPU utilization" in answer.answer and "Use NVIDIA DCGM Exporter" in answer.answer
 
 
 @pytest.mark.parametrize(

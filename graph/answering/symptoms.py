@@ -572,10 +572,9 @@ def diagnose(ctx: Context) -> Answer | None:
         shown = unsaid(first_sentences(what, 260), " ".join(lines)) if what else ""
         if what:
             ctx.evidence.fact(diag, SG.shows, what)
-        if shown:
-            line = f"Run {name}: {shown}" if name.startswith("`") else f"Use {name}: {shown}"
-        else:
-            line = f"Use {name}."
+        # A command is run, a metric watched ("Watch GPU utilization"), a tool used.
+        verb = "Run" if name.startswith("`") else "Watch" if ctx.catalog.is_a(diag, SG.Metric) else "Use"
+        line = f"{verb} {name}: {shown}" if shown else f"{verb} {name}."
         lines.append(sentence(line))
         if len(lines) == 4:
             break
