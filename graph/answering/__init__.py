@@ -646,13 +646,8 @@ def _says_the_assumption_asked(guess: intents.IntentGuess, answer: Answer, quest
         and guess.intent == intents.ASSUME
         and answer.intent == intents.ASSUME
         and intents.asks_for_assumption(question)
-        and _states(answer, SG.assumption)
+        and compete.rests_on(answer, SG.assumption)
     )
-
-
-def _states(answer: Answer, predicate: object) -> bool:
-    """Whether the answer rests on a fact of this predicate (a layer's assumption, its K8S-ROLE)."""
-    return any(f.predicate == str(predicate) for f in answer.facts)
 
 
 def _from_passages(ctx: Context, first: Answer) -> Answer | None:
@@ -670,7 +665,7 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
         or (first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first))
         or (not first.answered and _unknown_name(ctx.parsed))
         # "what K8S-ROLE does L5 have?" names the column it is answered from.
-        or (first.answered and placement.asks_k8s_role(ctx.question) and _states(first, SG.runsIn))
+        or (first.answered and placement.asks_k8s_role(ctx.question) and compete.rests_on(first, SG.runsIn))
     ):
         return None
     if first.answered:

@@ -177,14 +177,20 @@ CHECKED_BY = (
 )
 
 
+def rests_on(answer: Answer, *predicates: object) -> bool:
+    """Whether the answer rests on a fact of one of these predicates (IRIs or their strings)."""
+    wanted = {str(p) for p in predicates}
+    return any(f.predicate in wanted for f in answer.facts)
+
+
 def names_check(answer: Answer) -> bool:
     """Whether the answer rests on a check of something (a ``diagnosedBy`` or ``whereToLook`` fact)."""
-    return any(f.predicate in CHECKED_BY for f in answer.facts)
+    return rests_on(answer, *CHECKED_BY)
 
 
 def names_fix(answer: Answer) -> bool:
     """Whether the answer rests on a fix of a problem (an ``sg:mitigates`` fact)."""
-    return any(f.predicate == MITIGATES for f in answer.facts)
+    return rests_on(answer, MITIGATES)
 
 
 def _named_terms(answer: Answer, naming: Mapping[str, Iterable[str]] | None) -> set[str]:

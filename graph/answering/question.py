@@ -113,6 +113,8 @@ class Question:
         ):
             model_hint = model  # "L2 there", "the top layer": of the model the conversation is in
         mentions = tuple(engine.linker.mentions(text, prefer=prefer, model=model_hint, near=near))
+        sentences = _sentences(text)
+        asking = _asking_sentence(sentences)
         return cls(
             text=text,
             normalized=normalize(text),
@@ -125,10 +127,12 @@ class Question:
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_check=intents.asks_for_check(text),
             asks_for_person=_asks_for_a_person(engine, text),
-            asked_terms=tuple(terms(_asking_sentence(text))),
+            asked_terms=tuple(terms(asking)),
             ruled_out=ruled_out_terms(text) | heading_terms(text) | environment_terms(text),
             pointing=pointing_terms(text),
-            asks_for_setting=_asks_for_setting(text),
+            # Said in the sentence that asks, or in a question of one sentence ("which engine flag
+            # for that?"); "I used the default configs" in a report asking why it is slow asks none.
+            asks_for_setting=intents.asks_for_setting(text if len(sentences) <= 1 else asking),
             part_of=_part_asked_of(text, mentions),
         )
 
@@ -512,10 +516,13 @@ def pointing_terms(text: str) -> frozenset[str]:
     """The terms of words that only point back at the trouble the text describes ("what's this
     problem called?"), less any it also says elsewhere: such a word names nothing new, while the
     graph's "scheduling problem" would match it as much as the trouble itself."""
-    inside = {t for m in _POINTING.finditer(text) for t in terms(m.group(0))}
-    if not inside:
-        return frozenset()
-    return frozenset(inside - set(terms(_POINTING.sub(" ", text))))
+    return _said_only_in(_POINTING, text)
+
+
+def _said_only_in(pattern: re.Pattern[str], text: str) -> frozenset[str]:
+    """The terms the text says inside the pattern's matches and nowhere else."""
+    inside = {t for m in pattern.finditer(text) for t in terms(m.group(0))}
+    return frozenset(inside - set(terms(pattern.sub(" ", text)))) if inside else frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -528,9 +535,7 @@ def _template_heading() -> re.Pattern[str]:
 def heading_terms(text: str) -> frozenset[str]:
     """The terms a report says only inside its template's headings ("Describe the bug", "Expected
     behavior"): boilerplate, not its trouble."""
-    pattern = _template_heading()
-    inside = {t for m in pattern.finditer(text) for t in terms(m.group(0))}
-    return frozenset(inside - set(terms(pattern.sub(" ", text)))) if inside else frozenset()
+    return _said_only_in(_template_heading(), text)
 
 
 @lru_cache(maxsize=1)
@@ -547,9 +552,7 @@ def _environment_section() -> re.Pattern[str]:
 def environment_terms(text: str) -> frozenset[str]:
     """The terms a report says only inside its environment section ("### Your current
     environment" and the versions pasted under it): what is installed, not its trouble."""
-    pattern = _environment_section()
-    inside = {t for m in pattern.finditer(text) for t in terms(m.group(0))}
-    return frozenset(inside - set(terms(pattern.sub(" ", text)))) if inside else frozenset()
+    return _said_only_in(_environment_section(), text)
 
 
 def _unquoted(text: str) -> str:
@@ -561,19 +564,14 @@ def _unquoted(text: str) -> str:
     return stripped if stripped.strip(" .?!:;,") else text
 
 
-def _asks_for_setting(text: str) -> bool:
-    """Whether a setting is what is asked for: said in the sentence that asks, or in a question
-    of one sentence ("which engine flag for that?"); "I used the default configs" in a report
-    that asks why it is slow asks for none."""
-    sentences = [s for s in SENTENCE_BREAK.split(text.strip()) if s.strip()]
-    return intents.asks_for_setting(text if len(sentences) <= 1 else _asking_sentence(text))
+def _sentences(text: str) -> list[str]:
+    return [s for s in SENTENCE_BREAK.split(text.strip()) if s.strip()]
 
 
-def _asking_sentence(text: str) -> str:
+def _asking_sentence(sentences: list[str]) -> str:
     """The last sentence ending in a question mark, when the text has other sentences beside it
     ("model doesn't fit on one node at TP=8. we have 2 nodes. which parameter spreads it across
     them?"); empty for a single sentence or a report that asks nothing in so many words."""
-    sentences = [s for s in SENTENCE_BREAK.split(text.strip()) if s.strip()]
     asking = [s for s in sentences if s.rstrip().endswith("?")]
     return asking[-1] if len(sentences) > 1 and asking else ""
 
