@@ -1656,3 +1656,33 @@ def test_a_follow_up_mostly_in_words_the_graph_never_uses_stands_alone(engine: E
         len(Question.parse(engine, "is that a known bias of such diagrams?").words_beyond_names(engine)[0])
         == 2
     )
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "starts"),
+    [
+        # "it" would lean on the KV cache; the aside says the turn is about what it names.
+        (
+            "what is the KV cache?",
+            "separate question - which layer owns it, the NCCL library?",
+            "NCCL fits in L5",
+        ),
+        # "different question" is no part of what is asked: its words match nothing.
+        ("what is PFC?", "different question, where does UALink fit?", "UALink fits in L8"),
+    ],
+)
+def test_a_turn_that_says_it_changes_the_subject_is_read_on_its_own(
+    engine: Engine, first: str, then: str, starts: str
+) -> None:
+    answer = _follow_up(engine, first, then)
+    assert answer.answer.startswith(starts), answer.answer
+    assert answer.context is None
+
+
+def test_only_an_aside_announces_a_change_of_subject(engine: Engine) -> None:
+    """ "unrelated" set off by a comma, colon, dash or "but" opens an aside; said of the trouble
+    ("unrelated errors show up") it is a word of the question."""
+    assert Question.parse(engine, "unrelated: where does UALink fit?").changes_topic
+    assert Question.parse(engine, "NCCL is fine. Different topic, what is PFC?").changes_topic
+    plain = Question.parse(engine, "unrelated errors show up in the NCCL log")
+    assert not plain.changes_topic and "unrel" in plain.terms

@@ -376,6 +376,10 @@ def _answer(
     model = _conversation_model(engine, conversation) if conversation is not None else None
     near = conversation.last_layer if conversation is not None else None
     parsed = Question.parse(engine, text, intent if intent in COMPOSERS else None, model, near)
+    if parsed.changes_topic and conversation is not None:
+        # "unrelated, but how do I get wax out of a carpet?": a turn that says it leaves the
+        # conversation's subject is read on its own, whatever "it" or "that" it says after.
+        return _answer(engine, parsed.text, None, intent)
     guess = parsed.intent
     if parsed.asks_for_person and guess.intent != intents.OWNER:
         # The graph holds no people or history: "who invented the GPU?" is outside it, while

@@ -24,7 +24,9 @@ the competition between answers, linking, the follow-up rules), and they could d
   or only in its issue template's headings ("Expected behavior");
 - ``pointing``: terms it says only in a phrase pointing back at its own trouble ("what's this
   problem called?", "how do I stop that error?"); ``ranking_terms`` are the ``terms`` less these
-  and the ruled-out ones, what statements are matched against.
+  and the ruled-out ones, what statements are matched against;
+- ``changes_topic``: whether it opened with an aside saying it changes the subject ("unrelated,
+  but ..."); the aside is dropped from ``text`` and everything read from it.
 """
 
 from __future__ import annotations
@@ -88,6 +90,9 @@ class Question:
     #: The entity a question asks for a part or tool of ("which kubelet feature ...", "what
     #: Kubernetes mechanism ..."): the answer is a thing next to it, not it.
     part_of: str | None = None
+    #: Whether it opens by saying it changes the subject ("unrelated, but ...", "different
+    #: topic: ..."): a turn that says so does not lean on the conversation, whatever "it" it says.
+    changes_topic: bool = False
 
     @classmethod
     def parse(
@@ -102,6 +107,11 @@ class Question:
         ``model``: the layer model a bare layer code means when the text names no model (the one
         a conversation is about: "what's the assumption baked into L2 there?"); ``near``: the
         layer "the layer below it" is below (the one the conversation last named)."""
+        # "different topic, which gpu should I buy?" asks what follows the aside; the aside is
+        # no part of the question, not even words of it the graph uses ("topic").
+        aside = _TOPIC_CHANGE.sub(" ", text).strip()
+        changes_topic = bool(aside) and aside != text
+        text = aside if changes_topic else text
         guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(_unquoted(text))
         prefer = "Workload" if guess.intent == intents.STRESS else None
         refs = tuple(find_layer_refs(text))
@@ -134,6 +144,7 @@ class Question:
             # for that?"); "I used the default configs" in a report asking why it is slow asks none.
             asks_for_setting=intents.asks_for_setting(text if len(sentences) <= 1 else asking),
             part_of=_part_asked_of(text, mentions),
+            changes_topic=changes_topic,
         )
 
     @cached_property
@@ -505,6 +516,19 @@ def ruled_out_terms(text: str) -> frozenset[str]:
 
 #: A word for the trouble a report describes, after a word pointing back at it: "this problem",
 #: "that error", "the same issue", "such behaviour".
+#: A sentence opening that announces a change of subject: "unrelated, but ...", "different topic:
+#: ...", "separate question -", "totally off-topic but ...". Only as an aside set off by a comma,
+#: colon, dash or "but": "unrelated errors show up in the log" says no such thing.
+_TOPIC_CHANGE = re.compile(
+    r"(?:^|(?<=[.!?])\s+)(?:(?:also|ok|okay|oh|btw|and|anyway|now)[,]?\s+)*"
+    r"(?:(?:totally|completely|slightly|somewhat|kinda|a\s+bit)\s+)?"
+    r"(?:unrelated|off[- ]topic|(?:a\s+)?(?:different|separate|new|other|another|unrelated|random|side)"
+    r"\s+(?:topic|question|thing|subject|note|matter)"
+    r"|chang(?:e|ing)\s+(?:the\s+)?(?:topic|subject)|on\s+(?:a|an)\s+(?:different|other|unrelated)\s+note)"
+    r"(?:\s*[,:;\-–—]+\s*(?:but\b)?|\s+but\b)",
+    re.IGNORECASE,
+)
+
 _POINTING = re.compile(
     r"\b(?:this|that|these|those|the\s+same|such\s+an?|such)\s+"
     r"(?:problems?|issues?|errors?|bugs?|behaviou?rs?|situations?|symptoms?)\b",
