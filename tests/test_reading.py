@@ -1686,3 +1686,19 @@ def test_only_an_aside_announces_a_change_of_subject(engine: Engine) -> None:
     assert Question.parse(engine, "NCCL is fine. Different topic, what is PFC?").changes_topic
     plain = Question.parse(engine, "unrelated errors show up in the NCCL log")
     assert not plain.changes_topic and "unrel" in plain.terms
+
+
+def test_a_setting_asked_after_a_problem_is_answered_with_the_settings_that_fix_it(engine: Engine) -> None:
+    """ "which engine setting should I change?" after an OOM report asks for the fixes that are
+    settings: those mitigating the OOM's likely cause, each with what it does, not the problem's
+    owners again."""
+    answer = _follow_up(
+        engine,
+        "our vllm server OOMs with CUDA out of memory when traffic grows",
+        "which engine setting should I change?",
+    )
+    assert answer.context == "CUDA Out of Memory (OOM)"
+    lead = answer.answer.split(" (Inferred")[0]
+    assert "The settings that fix KV cache / batch size exceeds VRAM budget" in lead, answer.answer
+    for setting in ("gpu_memory_utilization (Fraction of GPU VRAM", "kv_cache_dtype (", "max_num_seqs ("):
+        assert setting in lead, answer.answer

@@ -59,19 +59,24 @@ def used_by(ctx: Context, iri: str, said: str = "") -> str:
     return f"{ctx.catalog.display(iri)} is used by {join([ctx.catalog.display(u) for u in users[:3]])}."
 
 
-def fixes_for(ctx: Context, problem: str, said: str = "") -> str:
+def fixes_for(ctx: Context, problem: str, said: str = "", settings_only: bool = False) -> str:
     """What mitigates a problem or cause: "What fixes Partial placement of a distributed job:
     gang scheduling (implemented by Volcano)."; empty when the graph names nothing. A fix's
     definition that ``said`` (the answer so far) already holds is not repeated: a practice is often
-    defined by the very sentence that described its problem."""
-    fixes = ctx.facts(problem).incoming(SG.mitigates)[:3]
+    defined by the very sentence that described its problem. ``settings_only``: only the fixes
+    that are configuration settings (asked "is there a setting for that?")."""
+    fixes = ctx.facts(problem).incoming(SG.mitigates)
+    if settings_only:
+        fixes = [f for f in fixes if ctx.catalog.is_a(f, SG.ConfigurationParameter)]
+    fixes = fixes[:3]
     if not fixes:
         return ""
     for fix in fixes:
         ctx.evidence.fact(fix, SG.mitigates, problem)
     names = [with_implementers(ctx, f) for f in fixes]
-    if len(fixes) <= FIXES_EXPLAINED:
-        # Few enough to say what each one is: a practice's name alone rarely says how.
+    if len(fixes) <= FIXES_EXPLAINED or settings_only:
+        # Few enough to say what each one is: a practice's name alone rarely says how, and a
+        # setting's name alone does not say which way to turn it.
         given: set[str] = set()
         for n, fix in enumerate(fixes):
             rec = ctx.catalog.get(fix)
@@ -81,6 +86,9 @@ def fixes_for(ctx: Context, problem: str, said: str = "") -> str:
                     given.add(what)  # two fixes defined alike (HNSW, IVFPQ) are explained once
                     ctx.evidence.fact(fix, SKOS.definition, rec.definition)
                     names[n] += f" ({first_sentences(what, 160).rstrip('.')})"
+    if settings_only:
+        which = "The settings that fix" if len(fixes) > 1 else "The setting that fixes"
+        return f"{which} {ctx.catalog.display(problem)}: {join(names, 'or')}."
     return f"What fixes {ctx.catalog.display(problem)}: {join(names, 'or')}."
 
 
@@ -123,12 +131,16 @@ def remedy(ctx: Context) -> Answer | None:
     what mitigates it, and what mitigates its likely causes; None when the question asks no fix,
     is not about a problem, or the graph names no fix. The checks of the problem are another
     question ("how do I confirm it?"), answered by the diagnose answerer."""
-    if ctx.parsed is None or not ctx.parsed.asks_for_remedy or not ctx.candidates:
+    parsed = ctx.parsed
+    # "is there a vllm setting for that?" after a problem asks for the fixes that are settings;
+    # a question naming its problem itself is matched to the settings' own statements instead.
+    settings = parsed is not None and parsed.asks_for_setting and ctx.from_conversation
+    if parsed is None or not (parsed.asks_for_remedy or settings) or not ctx.candidates:
         return None
     iri = ctx.candidates[0].iri
     if iri not in ctx.engine.problems:
         return None
-    parts = fixes_of_problem(ctx, iri)
+    parts = fixes_of_problem(ctx, iri, settings_only=settings and not parsed.asks_for_remedy)
     return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8) if parts else None
 
 
@@ -169,11 +181,11 @@ def pushed_too_far(ctx: Context) -> Answer | None:
     return ctx.answer(text, intents.DIAGNOSE, 0.7)
 
 
-def fixes_of_problem(ctx: Context, iri: str, said: str = "") -> list[str]:
+def fixes_of_problem(ctx: Context, iri: str, said: str = "", settings_only: bool = False) -> list[str]:
     """What mitigates a problem and what mitigates its likely causes, a sentence each; empty when
-    the graph names no fix."""
+    the graph names no fix (``settings_only``: no fix that is a setting)."""
     parts: list[str] = []
-    own = fixes_for(ctx, iri, said)
+    own = fixes_for(ctx, iri, said, settings_only)
     if own:
         parts.append(own)
     facts = ctx.facts(iri)
@@ -181,7 +193,7 @@ def fixes_of_problem(ctx: Context, iri: str, said: str = "") -> list[str]:
     causes = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
     fixed = 0
     for cause, predicate in causes.items():
-        fix = fixes_for(ctx, cause, " ".join([said, *parts]))
+        fix = fixes_for(ctx, cause, " ".join([said, *parts]), settings_only)
         if fix:
             ctx.evidence.fact(iri, predicate, cause)
             parts.append(fix)
