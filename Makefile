@@ -50,6 +50,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind25.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind26.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind27.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind28.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
@@ -63,6 +64,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind15.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind16.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind17.jsonl --min 90
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind18.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

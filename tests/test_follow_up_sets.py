@@ -32,6 +32,9 @@ them in CI; here the same judge reads answers from one engine in this process. T
   while the engine was worked on: 28/36 on the session's first commit and when it arrived.
 - ``follow_ups_blind20.jsonl``: 36 more (six off-topic, three sneaky), written blind and never read
   while the engine was worked on: 28/36 on the session's first commit and when it arrived.
+- ``follow_ups_blind21.jsonl``: 36 more (six off-topic, four sneaky, twelve of three turns), written
+  blind and never read while the engine was worked on: 24/36 on the session's first commit and
+  when it arrived.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ BARS = {
     "follow_ups_blind18.jsonl": 0.75,
     "follow_ups_blind19.jsonl": 0.75,
     "follow_ups_blind20.jsonl": 0.75,
+    "follow_ups_blind21.jsonl": 0.6,
 }
 
 
