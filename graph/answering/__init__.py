@@ -41,7 +41,7 @@ from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question, foreign_word, ruled_out_terms
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.conversation import Conversation
-from stackgraph.graph.lexical import synonyms, terms
+from stackgraph.graph.lexical import terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -437,7 +437,7 @@ def _answer(
         # answer again ("any stretches for spine pain?" after leaf-spine switches) shares a word
         # with the turn, not its subject.
         new = set(terms(retried.answer)) - set(terms(conversation.turns[-1].answer))
-        if retried.answered and new & _with_synonyms(_own_stems(parsed)):
+        if retried.answered and new & _own_stems(parsed):
             answer = retried
     return answer, parsed
 
@@ -498,13 +498,6 @@ def _unsaid_subject(
 def _own_stems(parsed: Question) -> set[str]:
     """The stems of the words a question says beyond names and asking words."""
     return {stem for stems in parsed.own_words() for stem in stems}
-
-
-def _with_synonyms(stems: set[str]) -> set[str]:
-    """The stems and their everyday synonyms (``lexical.synonyms``): an answer naming "the
-    settings" answers "what knobs?"."""
-    table = synonyms()
-    return stems.union(*(table.get(s, ()) for s in stems))
 
 
 def _answer_linked(
@@ -849,12 +842,13 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
     else:
         primary = COMPOSERS.get(intent) if intent else None
         order = ((primary,) if primary else ()) + FALLBACKS.get(intent, FALLBACKS[None])
-        # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool").
-        remedy = (
-            (remedies.remedy, symptoms.remedy_described)
-            if ctx.parsed is not None and (ctx.parsed.asks_for_remedy or ctx.parsed.asks_for_setting)
-            else ()
-        )
+        # "what tool fixes that?" asks for the fix, whatever its other words cue ("tool"); "is
+        # there a setting for that?" after a problem asks for the fixes that are settings.
+        remedy: tuple[Composer, ...] = ()
+        if ctx.parsed is not None and ctx.parsed.asks_for_remedy:
+            remedy = (remedies.remedy, symptoms.remedy_described)
+        elif ctx.parsed is not None and ctx.parsed.asks_for_setting and ctx.from_conversation:
+            remedy = (remedies.remedy,)
         # "what does the GPU Operator deploy?": the edges of the relation its verb names answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).

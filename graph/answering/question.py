@@ -514,8 +514,6 @@ def ruled_out_terms(text: str) -> frozenset[str]:
     return frozenset(inside - set(terms(rest)))
 
 
-#: A word for the trouble a report describes, after a word pointing back at it: "this problem",
-#: "that error", "the same issue", "such behaviour".
 #: A sentence opening that announces a change of subject: "unrelated, but ...", "different topic:
 #: ...", "separate question -", "totally off-topic but ...". Only as an aside set off by a comma,
 #: colon, dash or "but": "unrelated errors show up in the log" says no such thing.
@@ -529,6 +527,8 @@ _TOPIC_CHANGE = re.compile(
     re.IGNORECASE,
 )
 
+#: A word for the trouble a report describes, after a word pointing back at it: "this problem",
+#: "that error", "the same issue", "such behaviour".
 _POINTING = re.compile(
     r"\b(?:this|that|these|those|the\s+same|such\s+an?|such)\s+"
     r"(?:problems?|issues?|errors?|bugs?|behaviou?rs?|situations?|symptoms?)\b",
