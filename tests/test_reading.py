@@ -178,13 +178,13 @@ def test_a_new_topic_about_a_thing_the_graph_lacks_is_declined_after_other_turns
     )
     assert not follow.answered
     # Too little to tell a new topic: one foreign word, or a head word the graph uses.
-    from stackgraph.graph.answering import _new_foreign_topic
+    from stackgraph.graph.answering.turns import new_foreign_topic
 
-    assert _new_foreign_topic(engine, Question.parse(engine, "what should I set my home AC thermostat to?"))
-    assert not _new_foreign_topic(
+    assert new_foreign_topic(engine, Question.parse(engine, "what should I set my home AC thermostat to?"))
+    assert not new_foreign_topic(
         engine, Question.parse(engine, "what else do we need to lock down the registry")
     )
-    assert not _new_foreign_topic(engine, Question.parse(engine, "how do i tell a sw bug from a bad link?"))
+    assert not new_foreign_topic(engine, Question.parse(engine, "how do i tell a sw bug from a bad link?"))
 
 
 def test_a_follow_up_in_words_the_graph_never_uses_stands_alone(engine: Engine) -> None:
@@ -788,7 +788,8 @@ def test_every_layer_model_says_which_end_is_the_top(engine: Engine) -> None:
 def test_a_name_written_as_an_ordinary_word_is_still_named_in_a_follow_up(engine: Engine) -> None:
     """ "besides volcano, which other plugins ...?" names Volcano though "volcano" is an English
     word: it is no request for the layer the last answer named."""
-    from stackgraph.graph.answering import _follow_up, link
+    from stackgraph.graph.answering import link
+    from stackgraph.graph.answering.turns import follow_up
     from stackgraph.graph.conversation import Turn
 
     partial, layer = engine.resolve("Partial placement of a distributed job"), engine.resolve("eight L5")
@@ -798,7 +799,7 @@ def test_a_name_written_as_an_ordinary_word_is_still_named_in_a_follow_up(engine
     parsed = Question.parse(
         engine, "besides volcano, which other batch scheduling plugins does the glossary list for this?"
     )
-    candidates, _ = _follow_up(engine, parsed, link(engine, parsed), conversation)
+    candidates, _ = follow_up(engine, parsed, link(engine, parsed), conversation)
     assert candidates[0].iri != layer.iri
     assert engine.resolve("Volcano").iri in {c.iri for c in candidates}
 
@@ -1532,13 +1533,13 @@ def test_a_finding_about_something_else_does_not_carry_the_report_on(semantic_en
 def test_a_turn_with_a_subject_of_its_own_is_off_the_conversation(engine: Engine) -> None:
     """A turn naming nothing is off the conversation when it says three words the graph never uses
     and none of the last turn's own words: "also how do I ..." leans by its wording only."""
-    from stackgraph.graph.answering import _off_the_conversation
+    from stackgraph.graph.answering.turns import off_the_conversation
 
     conversation = Conversation()
     engine.ask("langfuse shows the retrieval span of our rag app tripled since friday", conversation)
 
     def off(turn: str) -> bool:
-        return _off_the_conversation(engine, Question.parse(engine, turn), conversation)
+        return off_the_conversation(engine, Question.parse(engine, turn), conversation)
 
     assert off("also how do i program the thermostat so the bedroom warms up at dawn in winter?")
     assert not off("also why is that span slower on winter mornings at dawn?")  # says "span" again

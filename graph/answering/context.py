@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
 
 
+#: How a decline says the question belongs to a neighbouring area the graph does not cover.
+OUTSIDE_AREA = "does not cover that area"
+
 #: A word-overlap score at which the meaning-based search is not worth its cost.
 LEXICAL_SURE = 0.6
 #: Share (by weight) of the question's words an entity found by word overlap must account for.

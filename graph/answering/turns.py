@@ -1,0 +1,304 @@
+"""A turn read in its conversation: whether it leans on what came before, and on what.
+
+A follow-up says "it", "that layer", "which setting?", or nothing at all that names its subject;
+another turn after it changes the subject ("what's a good banana bread recipe?"). The rules here
+decide which: ``follow_up`` resolves a turn's candidates against the conversation's focus, and the
+others say when a turn carries on a report, asks for the next triage step, leans on an unsaid
+subject, or brings a subject of its own from outside the graph. The engine's pipeline
+(``answering``) calls them; they read the parsed ``Question`` and the ``Conversation``, never the
+raw string.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from stackgraph.graph.answering import intents, symptoms
+from stackgraph.graph.answering.context import OUTSIDE_AREA, Candidate
+from stackgraph.graph.answering.question import Question, foreign_word, ruled_out_terms
+from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.lexical import terms
+from stackgraph.graph.linking import STOPWORDS
+from stackgraph.graph.store import SG
+
+if TYPE_CHECKING:
+    from stackgraph.graph.engine import Engine
+    from stackgraph.graph.model import Answer
+
+#: Ordinary words the graph never uses that a follow-up naming nothing may hold and still lean on
+#: the conversation: "which setting do I bump?" (one) asks about the last subject; "what's a good
+#: banana bread recipe?" (several) is about something else.
+BARE_UNKNOWN = 1
+
+#: Words of its own from which a follow-up that names nothing and does not point back is about
+#: something else when the conversation's subject says none of them: "which setting do I bump?"
+#: (two) asks about the subject, "how do I make excel sum a column?" (three) about a spreadsheet.
+OWN_WORDS_ELSEWHERE = 3
+
+#: Content words from which a question naming entities of its own stands alone despite "it".
+STANDALONE_TERMS = 7
+
+#: Words a foreign subject needs for a turn after others to be a new topic outside the graph.
+FOREIGN_TOPIC_WORDS = 2
+
+#: Ordinary words the graph never uses from which a turn saying more of them than of the graph's
+#: own words is about something else: "can we depreciate those over 3 or 5 years on the corporate
+#: tax return?", however it leans on the conversation by its wording.
+MOSTLY_FOREIGN = 3
+
+#: Words the graph never uses from which a turn that shares none of its own words with the last
+#: turn is about a subject of its own.
+OWN_SUBJECT_WORDS = 3
+
+
+def new_foreign_topic(engine: Engine, parsed: Question) -> bool:
+    """Whether a turn that does not lean on the conversation introduces a thing the graph lacks,
+    said in two or more words whose head is foreign to it ("my home AC thermostat", "a gaming
+    pc", "a user's password"): a change of topic. One word ("to lock down") or a head the graph
+    uses ("a sw bug") is too little to tell."""
+    subject = parsed.foreign_subject(engine, ordinary=True)
+    words = subject.split() if subject else []
+    return len(words) >= FOREIGN_TOPIC_WORDS and foreign_word(engine, words[-1])
+
+
+def report_carried_on(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
+    """The report a turn carries on, with the turn: when the conversation is about a problem and
+    the turn reports what a check of it found, asking nothing ("trace says it's requests queueing
+    at the inference endpoint, not gen"). What it found selects among the problem's branches the
+    way it would have, said in the first report; alone, the turn is about the check it names.
+    None for anything else, and for a turn about something the graph does not hold."""
+    if not conversation.turns or conversation.turns[-1].declined:
+        return None
+    if conversation.focus not in engine.problems or not intents.reports_a_finding(parsed.text):
+        return None
+    if _about_something_else(engine, parsed):
+        return None
+    return f"{conversation.turns[-1].question.rstrip()} {parsed.text}"
+
+
+def next_in_triage(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
+    """The next branch to check, when the turn asks what is next ("whats next on the list?") in a
+    conversation about a triaged problem: after the branch last answered, and past every branch
+    a turn so far said was fine. None otherwise."""
+    focus = conversation.focus
+    if focus is None or not intents.asks_what_next(parsed.text):
+        return None
+    ruled_out = parsed.ruled_out.union(*(ruled_out_terms(t.question) for t in conversation.turns))
+    return symptoms.next_in_triage(engine, focus, ruled_out)
+
+
+def ruling_out_as_before(engine: Engine, parsed: Question, conversation: Conversation) -> Question:
+    """A follow-up read in the conversation keeps what the turn before found fine: after "the
+    dataloader is NOT it", "which layer do I go after for that?" is not about data loading. A turn
+    asking what is next rules out what it names: "checked the switches, now what?"."""
+    before = ruled_out_terms(conversation.turns[-1].question)
+    if intents.asks_what_next(parsed.text) and not any(m.iri in engine.problems for m in parsed.mentions):
+        before = before | {t for m in parsed.mentions for t in terms(m.surface)}
+    return replace(parsed, ruled_out=parsed.ruled_out | before) if before else parsed
+
+
+def unsaid_subject(
+    engine: Engine, parsed: Question, answer: Answer, conversation: Conversation | None
+) -> str | None:
+    """The conversation's subject, when a turn declined on its own may lean on it without saying
+    so: the turn follows an answered turn with a subject, it was declined as nothing the graph
+    has (not as a neighbouring area it lacks, nor as a name it lacks), it brings no foreign
+    subject of its own, and the last answer holds one of its words. None otherwise."""
+    if answer.answered or conversation is None or not conversation.turns or conversation.turns[-1].declined:
+        return None
+    focus = conversation.focus
+    if focus is None or answer.error is not None or parsed.unknown_names or OUTSIDE_AREA in answer.answer:
+        return None
+    if parsed.foreign_subject(engine) or parsed.only_foreign(engine) or new_foreign_topic(engine, parsed):
+        return None
+    return focus if own_stems(parsed) & set(terms(conversation.turns[-1].answer)) else None
+
+
+def own_stems(parsed: Question) -> set[str]:
+    """The stems of the words a question says beyond names and asking words."""
+    return {stem for stems in parsed.own_words() for stem in stems}
+
+
+def follow_up(
+    engine: Engine, parsed: Question, candidates: list[Candidate], conversation: Conversation
+) -> tuple[list[Candidate], bool]:
+    """Resolve "it", "that layer", "what else is in that layer" against earlier turns."""
+    text, intent = parsed.text, parsed.intent.intent
+    # A layer model named alone qualifies the question ("and in the eight-layer map?"): it asks
+    # the last question again of the same subject, in that model, unless that subject was a model.
+    qualifies = conversation.focus is not None and not engine.catalog.is_a(conversation.focus, SG.LayerModel)
+    # A name written in ordinary English ("besides volcano, which other plugin ...") is found by
+    # meaning too, but the question still names it.
+    mentioned = {m.iri for m in parsed.mentions}
+    named = [
+        c
+        for c in candidates
+        if (c.how in ("exact", "code", "fuzzy") or c.iri in mentioned)
+        and not (qualifies and engine.catalog.is_a(c.iri, SG.LayerModel))
+    ]
+    # "what should I look at?" names nothing, in ordinary words: it is about the last subject.
+    # "what is a flurbo?" names something unknown: it stands alone (and is declined).
+    # "what is the best pizza in Naples?" is in ordinary words too, but words the graph never uses
+    # ("pizza") say it is about something else: it stands alone (and is declined). So does one
+    # that brings its own subject from outside the graph ("and what about knitting a scarf?"), or
+    # says nothing the graph knows ("so how do I cook rice?") and does not point back.
+    bare = (
+        not named
+        # One letter is the tail of a contraction ("what's" is normalized "what s"), not a word.
+        and all(len(w) == 1 or w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
+        and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
+    )
+    # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
+    # asked for, of what the conversation is about.
+    what_next = intents.asks_what_next(text)  # "checked the switches, now what?"
+    bare_why = intents.asks_bare_why(text)  # "why tho? i thought the container was self contained"
+    leans = (
+        Conversation.leans_on_context(text)
+        or bare
+        or (not named and intents.asks_for_layer(text))
+        or what_next
+        or bare_why
+    )
+    if (
+        not leans
+        or _about_something_else(engine, parsed)
+        or (
+            not named
+            and not parsed.points_back_at_several
+            and off_the_conversation(engine, parsed, conversation)
+        )
+    ):
+        return candidates, False  # a question that does not lean on context stands alone
+    if parsed.unknown_names and not named:
+        # "should I run VACUUM FULL or pg_repack on it?" after a question on MLOps asks about what
+        # it names, things the graph lacks; "it" is where they would run, not the subject.
+        return candidates, False
+    last_layer = engine.catalog.get(conversation.last_layer) if conversation.last_layer else None
+    lists_layer = Conversation.refers_to_layer(text, last_layer.label if last_layer else None) or (
+        intent == intents.LIST
+        and not named
+        and (not parsed.points_back or Conversation.asks_for_siblings(text))
+    )
+    subject = (conversation.last_layer or conversation.focus) if lists_layer else conversation.focus
+    if not named and subject and not what_next and _elsewhere(engine, parsed, subject):
+        return candidates, False
+    if lists_layer:
+        layer = conversation.last_layer
+        if layer is None and conversation.focus and engine.catalog.is_a(conversation.focus, SG.Layer):
+            layer = conversation.focus
+        if layer is not None:
+            return [Candidate(layer, 0.95, "conversation")], True
+    focus = conversation.focus
+    if focus is None or (named and any(c.iri == focus for c in named)):
+        return candidates, False
+    found_problem = any(c.iri in engine.problems for c in named)
+    if what_next and not found_problem and not conversation.turns[-1].declined:
+        # "checked the switches, all ports up, now what?": what it names is what was checked, and
+        # the next check is asked of the problem under way, not of the last check answered.
+        problem = next((t.focus for t in reversed(conversation.turns) if t.focus in engine.problems), focus)
+        return [Candidate(problem, 0.95, "conversation")], True
+    if (
+        named
+        and not bare_why
+        and (not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS)
+    ):
+        # A long report that names its own technologies says what "it" is itself.
+        return candidates, False
+    leaning = [Candidate(focus, 0.95, "conversation")]
+    if not named and parsed.points_back_at_several:
+        leaning += [
+            Candidate(iri, 0.95, "conversation") for iri in _named_alongside(engine, conversation, focus)
+        ]
+    return leaning + [c for c in named if c.iri != focus], True
+
+
+def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> list[str]:
+    """What the last turn named surely besides ``focus``, of the same kind: "where do they land?"
+    after "UALink for scale-up plus Ultra Ethernet for the backend" asks about both
+    technologies, not about a cause the words "backend" also name."""
+    turn = conversation.turns[-1]
+    if turn.declined or focus not in turn.named:
+        return []
+    record = engine.catalog.get(focus)
+    kind = engine.catalog.most_specific_type(record) if record else None
+    return list(
+        dict.fromkeys(
+            iri
+            for iri in turn.named
+            if iri != focus
+            and (other := engine.catalog.get(iri)) is not None
+            and engine.catalog.most_specific_type(other) == kind
+        )
+    )
+
+
+def mostly_foreign(engine: Engine, parsed: Question) -> bool:
+    """Whether the turn says ``MOSTLY_FOREIGN`` or more ordinary words the graph never uses, and
+    more of them than words of its own the graph does use."""
+    foreign, _ = parsed.words_beyond_names(engine)
+    return len(foreign) >= MOSTLY_FOREIGN and len(foreign) > parsed.known_own_words(engine)
+
+
+def _about_something_else(engine: Engine, parsed: Question) -> bool:
+    """Whether the turn's own words say it is about something the graph does not hold: a subject
+    written in words it never uses, only such words, or more of them than of its own."""
+    return bool(
+        parsed.foreign_subject(engine) or parsed.only_foreign(engine) or mostly_foreign(engine, parsed)
+    )
+
+
+def off_the_conversation(engine: Engine, parsed: Question, conversation: Conversation) -> bool:
+    """Whether a turn naming nothing brings a subject of its own: words the graph never uses
+    (``OWN_SUBJECT_WORDS`` of them: "pivot table in excel ... dates by month") and none of its
+    own words said in the last turn or its answer. Its wording may lean on the conversation
+    ("also how do I ..."); what it is about does not."""
+    foreign, _ = parsed.words_beyond_names(engine)
+    if len(foreign) < OWN_SUBJECT_WORDS:
+        return False
+    last = conversation.turns[-1]
+    said = set(terms(f"{last.question} {last.answer}"))
+    return not (own_stems(parsed) & said)
+
+
+def conversation_model(engine: Engine, conversation: Conversation) -> str | None:
+    """The layer model the last turn was about: a model itself, or the model of a layer it was
+    about or named; None when it was about neither, or was declined."""
+    if not conversation.turns or conversation.turns[-1].declined:
+        return None
+    turn = conversation.turns[-1]
+    for iri in (turn.focus, *turn.layers):
+        record = engine.catalog.get(iri) if iri else None
+        if record is None:
+            continue
+        if engine.catalog.is_a(iri, SG.LayerModel):
+            return iri
+        if record.model and engine.catalog.is_a(iri, SG.Layer):
+            return record.model
+    return None
+
+
+def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:
+    """Whether a follow-up that names nothing is about something other than the conversation's
+    ``subject``: it does not point back, and it says ``OWN_WORDS_ELSEWHERE`` or more words of its
+    own, none of which a statement of the subject holds. Leaning on context by its wording ("and
+    how do I ...") or by plain words alone does not make a question about the last subject."""
+    if parsed.points_back:
+        return False
+    own = parsed.own_words()
+    return len(own) >= OWN_WORDS_ELSEWHERE and not engine.passages.says_of(
+        subject, [s for stems in own for s in stems]
+    )
+
+
+def about_the_declined(parsed: Question, conversation: Conversation) -> bool:
+    """Whether a question names nothing and points back ("how long does it take?") right after a
+    turn the engine declined that named nothing the graph has ("how do I bake sourdough bread?"):
+    "it" is that turn's subject, which the graph lacks, not what an older turn was about."""
+    return (
+        bool(conversation.turns)
+        and conversation.turns[-1].declined
+        and conversation.turns[-1].focus is None
+        and not parsed.mentions
+        and parsed.points_back
+    )
