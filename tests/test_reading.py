@@ -1703,3 +1703,16 @@ def test_a_setting_asked_after_a_problem_is_answered_with_the_settings_that_fix_
     assert "The settings that fix KV cache / batch size exceeds VRAM budget" in lead, answer.answer
     for setting in ("gpu_memory_utilization (Fraction of GPU VRAM", "kv_cache_dtype (", "max_num_seqs ("):
         assert setting in lead, answer.answer
+
+
+def test_a_fix_asked_of_several_named_problems_comes_from_the_first_one_with_a_fix(engine: Engine) -> None:
+    """ "any fix for insufficient resources leaving half the workers pending ...?" names a cause
+    the graph knows no fix of before the Pending pods, one of whose causes (a partially placed
+    job) gang scheduling fixes: the fix asked for is that one, not the checks of the first name."""
+    answer = engine.ask(
+        "any fix for insufficient resources leaving half the workers pending while the rest already run?"
+    )
+    assert answer.answer.startswith("What fixes Partial placement of a distributed job: gang scheduling"), (
+        answer.answer
+    )
+    assert "Volcano" in answer.answer

@@ -137,11 +137,17 @@ def remedy(ctx: Context) -> Answer | None:
     settings = parsed is not None and parsed.asks_for_setting and ctx.from_conversation
     if parsed is None or not (parsed.asks_for_remedy or settings) or not ctx.candidates:
         return None
-    iri = ctx.candidates[0].iri
-    if iri not in ctx.engine.problems:
+    if ctx.candidates[0].iri not in ctx.engine.problems:
         return None
-    parts = fixes_of_problem(ctx, iri, settings_only=settings and not parsed.asks_for_remedy)
-    return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8) if parts else None
+    # The first problem the question names with a fix: "how to prevent the job running while pods
+    # are still Pending? some start while others wait, due to insufficient resources" names the
+    # cause it lives with before the symptom whose causes gang scheduling fixes.
+    problems = [c.iri for c in ctx.candidates if c.iri in ctx.engine.problems]
+    for iri in dict.fromkeys(problems):
+        parts = fixes_of_problem(ctx, iri, settings_only=settings and not parsed.asks_for_remedy)
+        if parts:
+            return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8)
+    return None
 
 
 def pushed_too_far(ctx: Context) -> Answer | None:
