@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.question import Question
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
@@ -54,6 +55,26 @@ def test_diagnose_technology(engine: Engine) -> None:
     answer = ask(engine, "how do I check NVLink links?")
     assert answer.intent == "diagnose"
     assert "nvidia-smi topo -m" in answer.answer
+
+
+def test_a_check_of_which_things_are_linked_is_no_question_of_how_they_relate(engine: Engine) -> None:
+    """ "how do I check which GPU pairs are linked over NVLink?" asks for a check; "how is NVLink
+    related to NVSwitch?" for the path between two things. The check is headed by what it checks."""
+    check = ask(engine, "on our H100 nodes, how do I check which GPU pairs are really linked over NVLink?")
+    assert check.intent == "diagnose"
+    assert check.answer.startswith("To check NVLink: Run `nvidia-smi topo -m`"), check.answer
+    assert intents.detect("how is NVLink related to NVSwitch?").intent == intents.PATH
+
+
+def test_a_check_comes_from_what_the_question_names_surely_not_a_common_word(engine: Engine) -> None:
+    """ "resources" names "insufficient resources" only weakly: beside Terraform, named surely,
+    its pod checks are no answer; the graph's check of what a Terraform apply would destroy is."""
+    answer = ask(
+        engine,
+        "terraform apply wants to destroy 12 resources, how do I see exactly which ones before approving?",
+    )
+    assert "destroy or replace" in answer.answer and "jq" in answer.answer, answer.answer
+    assert "kubectl" not in answer.answer
 
 
 def test_diagnose_described_task(engine: Engine) -> None:

@@ -80,7 +80,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PATH,
         re.compile(
-            r"\b(how|in what way)\s+(is|are|does|do)\b.+\b(related|connected|linked)\b|\b(relationship|relation|connection|path)\s+(between|from)\b",
+            # "how do I check which GPUs are linked over NVLink?" asks for a check, not a relation.
+            r"\b(how|in what way)\s+(is|are|does|do)\b(?!\s+(?:i|we|you|one)\b).+\b(related|connected|linked)\b"
+            r"|\b(relationship|relation|connection|path)\s+(between|from)\b",
             _I,
         ),
     ),

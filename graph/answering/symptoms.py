@@ -522,6 +522,12 @@ def diagnose(ctx: Context) -> Answer | None:
     """Commands, tools and metrics for what the question names, else for what it describes."""
     found: list[tuple[str, str, URIRef]] = []  # (diagnostic, subject it checks, the edge between)
     subjects = ctx.candidates[:3]
+    if any(c.score >= STRONG_LINK for c in subjects):
+        # A common word naming something only weakly ("resources" of "insufficient resources",
+        # an exact match discounted when linked) beside a name said surely ("terraform apply wants
+        # to destroy 12 resources") is no subject whose checks answer the question.
+        subjects = [c for c in subjects if not (c.how == "exact" and c.score < STRONG_LINK)]
+    checked: str | None = None  # the subject whose checks come first
     for cand in subjects:
         iri = cand.iri
         if ctx.catalog.is_a(iri, SG.Diagnostic):
@@ -530,6 +536,7 @@ def diagnose(ctx: Context) -> Answer | None:
             found += [
                 (tool, iri, SG.diagnosedBy) for tool in ctx.facts(iri).iris(SG.diagnosedBy)[:METRIC_TOOLS]
             ]
+            checked = checked or iri
             continue
         target = descend(ctx, iri) if ctx.catalog.is_a(iri, SG.Symptom) else iri
         facts = ctx.facts(target)
@@ -542,6 +549,7 @@ def diagnose(ctx: Context) -> Answer | None:
         if not facts.iris(SG.diagnosedBy):
             for cause in facts.iris_by_edge(SG.likelyCause, SG.suggestsCause):
                 found += [(d, cause, SG.diagnosedBy) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
+        checked = checked or (iri if found else None)
     if not found:
         hits, semantic = ctx.described(ctx.engine.diagnostics, k=3, semantic_k=8)
         hits = [
@@ -578,8 +586,9 @@ def diagnose(ctx: Context) -> Answer | None:
         lines.append(sentence(line))
         if len(lines) == 4:
             break
-    if subjects and not ctx.catalog.is_a(subjects[0].iri, SG.Diagnostic):
-        subject = subjects[0].iri
+    if checked is not None and not ctx.catalog.is_a(checked, SG.Diagnostic):
+        # Named by the subject whose checks these are, not by a subject named first that has none.
+        subject = checked
         head = f"To check {ctx.catalog.label(subject)}:"
         rec = ctx.catalog.get(subject)
         if rec is not None and rec.definition and subject in ctx.engine.problems:
