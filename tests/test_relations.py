@@ -47,6 +47,16 @@ def test_what_a_thing_does_by_a_verb_is_its_edges(engine: Engine, predicate: str
     assert asked, f"no subject of {predicate} is asked by its label"
 
 
+def test_what_a_thing_installs_is_what_it_deploys(engine: Engine) -> None:
+    """ "install" is the everyday word for the graph's ``deploys``: asked either way round."""
+    answer = engine.ask("what does the network operator install?")
+    assert answer.answer.startswith("Network Operator deploys MOFED/DOCA"), answer.answer
+    conversation = Conversation()
+    engine.ask("what is NVIDIA Fabric Manager?", conversation)
+    follow = engine.ask("what installs it?", conversation)
+    assert "Ansible deploys NVIDIA Fabric Manager" in follow.answer, follow.answer
+
+
 def test_what_does_it_to_a_thing_is_read_from_the_other_end(engine: Engine) -> None:
     implemented = {}
     for subject, objects in _edges(engine, "https://w3id.org/stackgraph/ns#implements").items():

@@ -26,7 +26,12 @@ from stackgraph.graph.store import SG
 #: and after a plural subject. Only relations named by a verb: "what does X stress?" has its own
 #: answerer (workload stress). Forms, not stems: "useful" stems to "use".
 VERBS: dict[str, tuple[frozenset[str], str, str]] = {
-    str(SG.deploys): (frozenset({"deploy", "deploys", "deployed"}), "deploys", "deploy"),
+    # "install" is the everyday word for it (``report_words.tsv`` groups the two).
+    str(SG.deploys): (
+        frozenset({"deploy", "deploys", "deployed", "install", "installs", "installed"}),
+        "deploys",
+        "deploy",
+    ),
     str(SG.implements): (frozenset({"implement", "implements", "implemented"}), "implements", "implement"),
     str(SG.uses): (frozenset({"use", "uses", "used"}), "uses", "use"),
     str(SG.mitigates): (frozenset({"mitigate", "mitigates", "mitigated"}), "mitigates", "mitigate"),
