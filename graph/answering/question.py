@@ -484,9 +484,9 @@ _PASTED_CODE = re.compile(rf"{FENCED_BLOCK.pattern}|`[^`\n]{{1,200}}`", re.DOTAL
 #: look normal", "the dataloader is fine", "workers aren't starved" (the subject and the trouble
 #: denied are both ruled out).
 _FOUND_FINE = re.compile(
-    r"\b([\w/-]+(?:\s*(?:\+|&|\band\b|\bor\b)\s*[\w/-]+){0,3})\s+"
+    r"\b([\w/-]+(?:\s*(?:\+|&|\band\b|\bor\b)\s*[\w/-]+){0,3})\s+(?:itself\s+|themselves\s+)?"
     r"(?:(?:is|are|was|were|looks?|looked|seems?|seemed|stays?|stayed|works?|worked|working|runs?|both|all|still)\s+){0,2}"
-    r"(?:fine|normal|ok|okay|flat|healthy|unchanged|stable|clean)\b"
+    r"(?:fine|normal|ok|okay|flat|healthy|unchanged|stable|clean|fast|quick)\b"
     # Denied trouble only: "workers aren't starved", "the network isn't the bottleneck", "the
     # dataloader is NOT it"; "the fabric manager is not installed" or "the doc wasn't retrieved"
     # is the trouble itself.
