@@ -204,6 +204,18 @@ def test_a_follow_up_asking_for_a_thing_of_a_kind_gets_the_one_that_implements_t
     assert asked >= 3, asked
 
 
+def test_a_follow_up_asking_for_a_tool_gets_what_implements_the_subject_whatever_its_name(
+    engine: Engine,
+) -> None:
+    """ "which tool does that?" asks for a thing of any kind: what implements the conversation's
+    subject answers (Volcano for gang scheduling), not what the turn's other words name."""
+    conversation = Conversation()
+    engine.ask("what is gang scheduling?", conversation)
+    follow = engine.ask("which tool does that on kubernetes?", conversation)
+    assert "Volcano" in follow.answer.split(". ")[0], follow.answer
+    assert any(f.predicate == str(SG.implements) for f in follow.facts)
+
+
 @pytest.mark.parametrize(
     ("question", "asks"),
     [

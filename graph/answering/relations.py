@@ -151,6 +151,9 @@ def answer(ctx: Context) -> Answer | None:
 _OF_KIND = re.compile(r"^\s*(?:and\s+|so\s+|ok\s+)?(?:which|what)\s+([a-z][a-z-]*)\b", re.IGNORECASE)
 #: Hops from the conversation's subject within which a thing of the asked kind is looked for.
 KIND_HOPS = 3
+#: Words that ask for a thing of any kind ("which tool does that?"): whatever provides the subject
+#: answers, whatever its name says it is.
+ANY_KIND = frozenset({"tool", "software", "product", "project", "component", "solution", "thing"})
 
 
 def of_kind_near(ctx: Context) -> Answer | None:
@@ -180,7 +183,7 @@ def of_kind_near(ctx: Context) -> Answer | None:
         for iri in near
         if iri != focus
         and not ctx.catalog.is_a(iri, SG.Layer)
-        and word in _name_words(ctx, iri)
+        and (word in ANY_KIND or word in _name_words(ctx, iri))
         and close & set(ctx.facts(iri).iris(SG.implements))
     ]
     if not found:
