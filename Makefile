@@ -51,6 +51,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind26.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind27.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind28.jsonl --min 70
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind29.jsonl --min 78
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
