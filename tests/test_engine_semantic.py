@@ -184,6 +184,18 @@ def test_the_nearest_outside_topic_is_read_from_the_ontology(semantic_engine: En
     assert "IAM" in topic
 
 
+def test_running_a_component_the_graph_names_is_still_an_area_it_does_not_cover(
+    semantic_engine: Engine,
+) -> None:
+    """Kafka carries the graph's CDC delta sync, but operating Kafka (consumer lag, partitions)
+    is an area of its own: declined as that area, while Kafka's part in a migration is answered."""
+    declined = semantic_engine.ask(
+        "kafka consumer lag keeps growing on our orders topic, how do I scale consumers?"
+    )
+    assert not declined.answered and "message brokers" in declined.answer, declined.answer
+    assert "Kafka" in semantic_engine.ask("which tools does the CDC delta sync of a migration use?").answer
+
+
 def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_areas(monkeypatch) -> None:
     # "where does UALink fit?" is answered by name: judging it against the neighbouring areas
     # would cost a cold process the model's load and encode for nothing.
