@@ -194,6 +194,10 @@ def test_running_a_component_the_graph_names_is_still_an_area_it_does_not_cover(
     )
     assert not declined.answered and "message brokers" in declined.answer, declined.answer
     assert "Kafka" in semantic_engine.ask("which tools does the CDC delta sync of a migration use?").answer
+    # So is an ordinary website's routing on Kubernetes, while the AI gateway's timeouts are not.
+    website = semantic_engine.ask("my kubernetes ingress returns 404 for the frontend app after deploy")
+    assert not website.answered and "ingress" in website.answer, website.answer
+    assert semantic_engine.ask("HTTP 504 from the gateway in the middle of a long answer").answered
 
 
 def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_areas(monkeypatch) -> None:
