@@ -198,6 +198,16 @@ def test_running_a_component_the_graph_names_is_still_an_area_it_does_not_cover(
     website = semantic_engine.ask("my kubernetes ingress returns 404 for the frontend app after deploy")
     assert not website.answered and "ingress" in website.answer, website.answer
     assert semantic_engine.ask("HTTP 504 from the gateway in the middle of a long answer").answered
+    # Running the orchestrator or the monitoring stack themselves, against their part in the stack.
+    for outside in (
+        "the airflow scheduler UI is slow and DAG runs are queued for hours",
+        "prometheus alertmanager sends duplicate slack notifications",
+    ):
+        assert not semantic_engine.ask(outside).answered, outside
+    assert semantic_engine.ask(
+        "our airflow rag ingestion pipeline failed overnight, the bot answers from stale docs"
+    ).answered
+    assert semantic_engine.ask("how do we get GPU metrics into prometheus?").answered
 
 
 def test_an_answer_that_says_every_word_asked_is_not_measured_against_outside_areas(monkeypatch) -> None:
