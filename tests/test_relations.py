@@ -217,6 +217,19 @@ def test_a_follow_up_asking_for_a_tool_gets_what_implements_the_subject_whatever
 
 
 @pytest.mark.parametrize(
+    "question",
+    ["which scheduler gives me gang scheduling on k8s?", "which tool does gang scheduling on kubernetes?"],
+)
+def test_a_thing_of_a_kind_asked_for_what_the_question_names_is_what_implements_it(
+    engine: Engine, question: str
+) -> None:
+    """Not the default scheduler that "scheduler" and "k8s" name, which does not solve gang
+    scheduling: the scheduler (or, for "tool", the thing of any kind) that implements it."""
+    answer = engine.ask(question)
+    assert answer.answer.startswith("Volcano implements gang scheduling"), answer.answer
+
+
+@pytest.mark.parametrize(
     ("question", "asks"),
     [
         ("what happens if I set max_num_seqs too high?", True),

@@ -780,8 +780,8 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         # "what does the GPU Operator deploy?": the edges of the relation its verb names answer
         # it before any answerer of the intent its opening words suggest ("what does X ..." reads
         # as a definition).
-        kind = (relations.of_kind_near,) if ctx.from_conversation else ()
-        order = (remedies.pushed_too_far, relations.answer, *kind, *remedy, *order)
+        # "which scheduler gives me gang scheduling?" asks for the thing of that kind providing it.
+        order = (remedies.pushed_too_far, relations.answer, relations.of_kind_near, *remedy, *order)
     for composer in order:
         ctx.evidence = Evidence(ctx.engine)  # each attempt starts with no evidence of its own
         answer = composer(ctx)

@@ -160,15 +160,18 @@ def of_kind_near(ctx: Context) -> Answer | None:
     """The thing of the kind a follow-up asks for that lies nearest the conversation's subject in
     the graph, with the edges that lead to it: "which scheduler gets me that?" after "why do
     distributed jobs need gang scheduling?" is Volcano (the practice uses gang scheduling, which
-    Volcano implements). None outside a conversation, when the follow-up asks no kind, or when no
-    thing whose name says that kind lies near."""
-    if not ctx.from_conversation or not ctx.candidates:
+    Volcano implements). A question asked alone gets the thing of that kind implementing what it
+    names (``_of_kind_implementing``). None when the question asks no kind, or when no thing whose
+    name says that kind lies near."""
+    if not ctx.candidates:
         return None
     match = _OF_KIND.search(ctx.question)
     if not match or not terms(match.group(1)):
         return None  # "which one", "what else", "which layer": no kind of thing the names say
     if looks_like_a_name(match.group(1), starts_sentence=False):
         return None  # "which vLLM knob ...": a name, not a kind of thing
+    if not ctx.from_conversation:
+        return _of_kind_implementing(ctx, match.group(1).lower().rstrip("s"))
     from stackgraph.graph.paths import distances, shortest_path
 
     focus = ctx.candidates[0].iri
@@ -208,6 +211,41 @@ def of_kind_near(ctx: Context) -> Answer | None:
     steps.append(f"{ctx.catalog.label(best)} implements {ctx.catalog.label(provided)}")
     parts.append(sentence("; ".join(steps)))
     return ctx.answer(" ".join(parts), intents.PATH, 0.75)
+
+
+def _of_kind_implementing(ctx: Context, word: str) -> Answer | None:
+    """The thing of the kind asked for that implements something the question names: "which
+    scheduler gives me gang scheduling on k8s?" is Volcano, which implements gang scheduling, not
+    the default scheduler the words "scheduler" and "k8s" name. None when nothing it names is
+    implemented by a thing of that kind."""
+    for cand in ctx.candidates:
+        if cand.how not in NAMED_HOW:
+            continue
+        makers = [
+            m
+            for m in ctx.facts(cand.iri).incoming(SG.implements)
+            if word in ANY_KIND or word in _name_words(ctx, m)
+        ]
+        if not makers:
+            continue
+        for maker in makers:
+            ctx.evidence.entity(maker)
+            ctx.evidence.fact(maker, SG.implements, cand.iri)
+        ctx.evidence.entity(cand.iri)
+        parts = [
+            sentence(
+                f"{join([ctx.catalog.label(m) for m in makers])} implements {ctx.catalog.label(cand.iri)}"
+            )
+        ]
+        for maker in makers[:DEFINED]:
+            record = ctx.catalog.get(maker)
+            if record and record.definition:
+                ctx.evidence.fact(maker, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
+                parts.append(
+                    sentence(f"{ctx.catalog.label(maker)}: {first_sentences(record.definition, 260)}")
+                )
+        return ctx.answer(" ".join(parts), intents.PATH, 0.75)
+    return None
 
 
 def _name_words(ctx: Context, iri: str) -> set[str]:
