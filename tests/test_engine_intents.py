@@ -94,6 +94,14 @@ def test_why_design_choice(engine: Engine) -> None:
     assert "NCCL never calls Kubernetes" in answer.answer
 
 
+def test_a_why_asked_of_a_layer_is_answered_by_the_choice_that_gives_the_reason(engine: Engine) -> None:
+    """ "why is parallelism its own layer?" names L3, to which a practice (keep tensor-parallel
+    groups in one NVLink domain) applies as much as the design choice: the one stating a reason
+    answers a why."""
+    answer = ask(engine, "why is parallelism its own layer?")
+    assert answer.answer.startswith("Parallelism is a design layer"), answer.answer
+
+
 def test_list_members_of_layer(engine: Engine) -> None:
     answer = ask(engine, "What is in L6?")
     for name in ("libfabric", "GPUDirect RDMA"):

@@ -225,7 +225,17 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
             scores[iri] += 0.25
     if not scores:
         return None
-    iri, score = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
+    asked = set(ctx.parsed.terms) if ctx.parsed is not None else set()
+
+    def rank(kv: tuple[str, float]) -> tuple[float, bool, int, str]:
+        # Equal scores go to what states a reason ("why is parallelism its own layer?" is
+        # answered by the design choice, not a practice that applies to L3 too), then to the
+        # one whose name says more of the question's words.
+        iri, score = kv
+        named = {t for label in ctx.catalog.all_labels(ctx.catalog.get(iri)) for t in terms(label)}
+        return (round(score, 6), bool(ctx.facts(iri).texts(SG.reason)), len(asked & named), iri)
+
+    iri, score = max(scores.items(), key=rank)
     return Candidate(iri, min(1.0, score), "lexical") if score >= 0.3 else None
 
 
