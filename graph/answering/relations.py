@@ -138,12 +138,20 @@ def answer(ctx: Context) -> Answer | None:
         else:
             parts.append(sentence(f"{names} {singular if len(others) == 1 else plural} {label}"))
     defined = list(dict.fromkeys(o for relation in found for o in relation.others))
-    for other in defined[:DEFINED]:
-        record = ctx.catalog.get(other)
-        if record and record.definition:
-            ctx.evidence.fact(other, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
-            parts.append(f"{ctx.catalog.label(other)}: {sentence(first_sentences(record.definition, 220))}")
+    parts += _definitions(ctx, defined, 220)
     return ctx.answer(" ".join(parts), intents.PATH, 0.8)
+
+
+def _definitions(ctx: Context, things: list[str], chars: int) -> list[str]:
+    """ "Label: what it is." for the first ``DEFINED`` of the things that have a definition, each
+    recorded as evidence: what stands at the other end of an edge means little by name alone."""
+    parts = []
+    for thing in things[:DEFINED]:
+        record = ctx.catalog.get(thing)
+        if record and record.definition:
+            ctx.evidence.fact(thing, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
+            parts.append(f"{ctx.catalog.label(thing)}: {sentence(first_sentences(record.definition, chars))}")
+    return parts
 
 
 #: "which scheduler gets me that?", "what tool does that?": a thing of a kind, asked of the last
@@ -237,13 +245,7 @@ def _of_kind_implementing(ctx: Context, word: str) -> Answer | None:
                 f"{join([ctx.catalog.label(m) for m in makers])} implements {ctx.catalog.label(cand.iri)}"
             )
         ]
-        for maker in makers[:DEFINED]:
-            record = ctx.catalog.get(maker)
-            if record and record.definition:
-                ctx.evidence.fact(maker, "http://www.w3.org/2004/02/skos/core#definition", record.definition)
-                parts.append(
-                    sentence(f"{ctx.catalog.label(maker)}: {first_sentences(record.definition, 260)}")
-                )
+        parts += _definitions(ctx, makers, 260)
         return ctx.answer(" ".join(parts), intents.PATH, 0.75)
     return None
 
