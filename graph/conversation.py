@@ -15,7 +15,7 @@ from stackgraph.graph.model import Answer
 
 #: Words that make a question lean on an earlier turn.
 _FOLLOW_UP = re.compile(
-    r"\b(it|its|it's|that|this|they|them|their|those|these|there|same|else|too|also|one)\b|^\s*(and|what about|how about|so)\b",
+    r"\b(it|its|it's|that|this|they|them|their|those|these|there|same|else|too|also|one|instead)\b|^\s*(and|what about|how about|so)\b",
     re.IGNORECASE,
 )
 _LAYER_REFERENCE = re.compile(r"\b(that|this|the same|same)\s+layer\b", re.IGNORECASE)

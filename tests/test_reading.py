@@ -1534,6 +1534,41 @@ def test_a_finding_about_something_else_does_not_carry_the_report_on(semantic_en
     assert not aside.answered and aside.context is None, aside.answer
 
 
+def test_a_remark_that_asks_nothing_carries_the_report_on(semantic_engine: Engine) -> None:
+    """A turn that asks nothing and names nothing, in the graph's own words, is more detail on the
+    report under way: read with it, the conversation keeps its subject, and the question after it
+    is answered about that subject rather than alone (and declined)."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "batch jobs from one team keep starving the chat users on our shared gateway."
+        " we cap every API key at 600 requests per minute.",
+        conversation,
+    )
+    remark = semantic_engine.ask("both teams stay under the cap though", conversation)
+    assert remark.answered and remark.context is not None, remark.answer
+    asked = semantic_engine.ask("so why isn't that request cap enough?", conversation)
+    assert asked.answered and asked.context == remark.context, (asked.context, asked.answer)
+
+
+def test_a_remark_with_words_from_elsewhere_is_no_detail_of_the_report(semantic_engine: Engine) -> None:
+    conversation = Conversation()
+    semantic_engine.ask("all-reduce got slow on our 8 node job", conversation)
+    aside = semantic_engine.ask("my neighbour's dog barks all night", conversation)
+    assert not aside.answered and aside.context is None, aside.answer
+
+
+def test_what_to_use_instead_leans_on_the_conversation(semantic_engine: Engine) -> None:
+    """ "Instead" says the turn asks for another thing than the one under way: its subject is the
+    conversation's, not one of its own that no statement of that subject shares a word with."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "our model store is an old NFS filer on spinning disks and cold-loading a checkpoint takes 20 minutes",
+        conversation,
+    )
+    asked = semantic_engine.ask("what should the weights live on instead?", conversation)
+    assert asked.answered and asked.context == "Slow cold start", (asked.context, asked.answer)
+
+
 def test_a_turn_with_a_subject_of_its_own_is_off_the_conversation(engine: Engine) -> None:
     """A turn naming nothing is off the conversation when it says three words the graph never uses
     and none of the last turn's own words: "also how do I ..." leans by its wording only."""

@@ -70,11 +70,25 @@ def report_carried_on(engine: Engine, parsed: Question, conversation: Conversati
     None for anything else, and for a turn about something the graph does not hold."""
     if not conversation.turns or conversation.turns[-1].declined:
         return None
-    if conversation.focus not in engine.problems or not intents.reports_a_finding(parsed.text):
+    finding = conversation.focus in engine.problems and intents.reports_a_finding(parsed.text)
+    if not finding and not is_remark(engine, parsed):
         return None
     if _about_something_else(engine, parsed):
         return None
     return f"{conversation.turns[-1].question.rstrip()} {parsed.text}"
+
+
+def is_remark(engine: Engine, parsed: Question) -> bool:
+    """Whether a turn asks nothing and names nothing, in the graph's words only: more detail on
+    the report under way ("both teams are under the cap though")."""
+    foreign, _ = parsed.words_beyond_names(engine)
+    return (
+        "?" not in parsed.text
+        and parsed.intent.intent is None
+        and not parsed.mentions
+        and not foreign
+        and len(own_stems(parsed)) >= 2
+    )
 
 
 def next_in_triage(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
