@@ -185,6 +185,33 @@ def test_chatter_before_the_asking_words_keeps_the_intent(engine: Engine, questi
 
 
 @pytest.mark.parametrize(
+    ("question", "defines"),
+    [
+        ("what does NCCL do?", True),
+        ("what do NVLink and NVSwitch do?", True),
+        ("what does RDMA stand for?", True),
+        ("what is a DPU?", True),
+        # "what do <someone> <verb>" asks for a thing done or used, not what the someone is.
+        ("what do people normally use for a one-off bulk embedding job?", False),
+        ("what do I need to run RoCE?", False),
+    ],
+)
+def test_what_do_asks_for_a_definition_only_of_what_something_does(question: str, defines: bool) -> None:
+    from stackgraph.graph.answering import intents
+
+    assert (intents.detect(question).intent == intents.DEFINE) is defines
+
+
+def test_what_people_use_for_a_task_is_answered_not_declined_as_an_unknown_name(
+    semantic_engine: Engine,
+) -> None:
+    answer = semantic_engine.ask(
+        "what do people normally use for a one-off bulk embedding job over millions of documents?"
+    )
+    assert answer.answered and "Spark" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
     ("question", "compares"),
     [
         ("how does NCCL compare to RCCL?", True),
