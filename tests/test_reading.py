@@ -994,6 +994,17 @@ def test_who_asks_for_a_relation_of_the_graph_when_its_verb_names_one(engine: En
     assert not engine.ask("who invented the GPU?").answered
 
 
+def test_when_something_happened_is_outside_the_graph(engine: Engine) -> None:
+    """The graph holds no dates or history: asked when something happened, in any sentence of a
+    turn, it declines, whatever the conversation was about. When something applies is asked of
+    what it knows."""
+    conversation = Conversation()
+    assert engine.ask("what is NCCL?", conversation).answered
+    assert not engine.ask("nice. so when was it first released?", conversation).answered
+    assert not engine.ask("when did NVIDIA buy Mellanox?").answered
+    assert engine.ask("when does gang scheduling matter?").answered
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [

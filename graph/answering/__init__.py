@@ -367,9 +367,9 @@ def _answer(
         # conversation's subject is read on its own, whatever "it" or "that" it says after.
         return _answer(engine, parsed.text, None, intent)
     guess = parsed.intent
-    if parsed.asks_for_person and guess.intent != intents.OWNER:
-        # The graph holds no people or history: "who invented the GPU?" is outside it, while
-        # "who owns CrashLoopBackOff?" asks for a layer.
+    if (parsed.asks_for_person and guess.intent != intents.OWNER) or parsed.asks_for_date:
+        # The graph holds no people or history: "who invented the GPU?" and "when did it last
+        # erupt?" are outside it, while "who owns CrashLoopBackOff?" asks for a layer.
         return declined(engine, text, intent=guess.intent), parsed
     if guess.intent in ASKS_ABOUT_A_NAME and parsed.unknown_names:
         # "What is CXL memory pooling?": the thing to define or place is written as a name the

@@ -75,6 +75,8 @@ class Question:
     asks_for_check: bool = False
     #: Whether it asks for a person, whom the graph never holds ("who invented the GPU?").
     asks_for_person: bool = False
+    #: Whether it asks when something happened, a date the graph never holds ("when was it founded?").
+    asks_for_date: bool = False
     #: The terms of the sentence that asks, when other sentences stand beside it; else empty.
     asked_terms: tuple[str, ...] = ()
     #: Terms the report rules out and says nowhere else ("retrieval and queueing look normal, it
@@ -137,6 +139,7 @@ class Question:
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_check=intents.asks_for_check(text),
             asks_for_person=_asks_for_a_person(engine, text),
+            asks_for_date=bool(_ASKS_FOR_DATE.search(text)),
             asked_terms=tuple(terms(asking)),
             ruled_out=ruled_out_terms(text) | heading_terms(text) | environment_terms(text),
             pointing=pointing_terms(text),
@@ -637,6 +640,13 @@ _ASKS_FOR_PERSON = re.compile(
     r"(?:\s+(?:is|are|was|were|does|do|did|will|would|can|could|should|[a-z]+ly))*"
     r"\s*(?P<verb>[a-z]*)",
     re.IGNORECASE,
+)
+
+
+#: A sentence asking when something happened: "when did it last erupt?", "when was NVLink
+#: introduced?". The graph holds no dates or history; "when does X matter?" asks a condition.
+_ASKS_FOR_DATE = re.compile(
+    r"(?:^|[.?!;]\s+)(?:(?:and|so|ok|okay|also|but|like)\b[\s,]*)*when\s+(?:did|was|were)\b", re.IGNORECASE
 )
 
 
