@@ -146,7 +146,20 @@ def synonyms() -> dict[str, frozenset[str]]:
 def relational_words() -> frozenset[str]:
     """The words of ``ontology/relational_words.txt``: words that say what is asked of a subject
     ("threat", "drawbacks", "big"), never the subject a definition question asks about."""
-    return frozenset(w for line in _word_file("relational_words.txt") for w in line.split())
+    return frozenset(w for line in _word_file("relational_words.txt") for w in line.split()) | chatter_words()
+
+
+@lru_cache(maxsize=1)
+def chatter_words() -> frozenset[str]:
+    """The words of ``ontology/chatter_words.txt``: the chatter around a question ("hi", "anyone",
+    "actually"), which says nothing of what it asks."""
+    return frozenset(w for line in _word_file("chatter_words.txt") for w in line.split())
+
+
+@lru_cache(maxsize=1)
+def chatter_terms() -> frozenset[str]:
+    """The stems of ``chatter_words``, to strike from a question's terms."""
+    return frozenset(t for word in chatter_words() for t in terms(word))
 
 
 @dataclass

@@ -994,6 +994,25 @@ def test_who_asks_for_a_relation_of_the_graph_when_its_verb_names_one(engine: En
     assert not engine.ask("who invented the GPU?").answered
 
 
+@pytest.mark.parametrize(
+    "question", ["what does the device plugin actually do?", "so what does the device plugin really do?"]
+)
+def test_a_definition_asked_with_chatter_is_the_definition(engine: Engine, question: str) -> None:
+    """Chatter ("actually", "really") says nothing of what is asked: the question asks what the
+    device plugin is, and a statement about another thing sharing the stray word ("Is the node
+    actually advertising accelerators?") is no better answer."""
+    answer = engine.ask(question)
+    assert answer.answer.startswith("Device plugin:"), answer.answer
+
+
+def test_chatter_words_count_as_relational_words() -> None:
+    from stackgraph.graph.lexical import chatter_terms, chatter_words, relational_words
+
+    assert {"actually", "anyone", "thanks"} <= chatter_words() <= relational_words()
+    assert "threat" in relational_words() and "threat" not in chatter_words()
+    assert "actual" in chatter_terms()
+
+
 def test_when_something_happened_is_outside_the_graph(engine: Engine) -> None:
     """The graph holds no dates or history: asked when something happened, in any sentence of a
     turn, it declines, whatever the conversation was about. When something applies is asked of

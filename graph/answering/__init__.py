@@ -56,7 +56,7 @@ from stackgraph.graph.answering.turns import (
     unsaid_subject,
 )
 from stackgraph.graph.conversation import Conversation
-from stackgraph.graph.lexical import terms
+from stackgraph.graph.lexical import chatter_terms, terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -501,9 +501,9 @@ def _answer_linked(
             unanswered = None  # "k8s and slurm on each node?": a question about what it names
         if unanswered is not None:
             answer = declined(engine, text, intent=guess.intent, unknown=unanswered)
-    # "what is it?" asks for a definition and nothing more; "what is the most common threat in
-    # MCP?" asks for one property of MCP.
-    asked_to_define = guess.intent == intents.DEFINE and not parsed.residual_terms
+    # "what is it?" and "what does it actually do?" ask for a definition and nothing more; "what
+    # is the most common threat in MCP?" asks for one property of MCP.
+    asked_to_define = guess.intent == intents.DEFINE and not set(parsed.residual_terms) - chatter_terms()
     chosen = compete.better(
         engine,
         parsed.content_terms,

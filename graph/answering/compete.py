@@ -117,6 +117,17 @@ def better(
         # onto an existing layer; "k8s: where's it go in the 9-layer model vs the 8-layer map?" by
         # where Kubernetes sits, not by another layer's crosswalk.
         return first
+    if (
+        asked_to_define
+        and first.intent == DEFINE
+        and not described
+        and naming
+        and mine_about in naming
+        and theirs_about != mine_about
+    ):
+        # "What does the device plugin actually do?" asks what the thing it names is and nothing
+        # more: a statement about something else that shares a stray word is no better answer.
+        return first
     compared = {e.iri for e in first.entities}
     if (
         first.intent == COMPARE
