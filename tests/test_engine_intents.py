@@ -37,6 +37,21 @@ def test_where_fits_control_plane_member(engine: Engine) -> None:
     assert "Control Plane" in ask(engine, "Which layer does Kueue belong to?").answer
 
 
+def test_a_practice_is_placed_by_the_layers_it_applies_to(engine: Engine) -> None:
+    """A practice has no placement of its own; the layer it applies to is where it sits: asked
+    which layer should own the eval suite, the answer is L6 of the operational map, said as
+    stated in the sources."""
+    answer = ask(engine, "which layer should own our eval suite?")
+    assert answer.intent == "where_fits" and "applies to L6 AI Engineering & LLMOps" in answer.answer, (
+        answer.answer
+    )
+    fact = next(f for f in answer.facts if f.predicate.endswith("#appliesTo"))
+    assert fact.basis == "stated" and fact.source is not None
+    # Asked of the other model, where the graph does not say it applies, it places nothing.
+    other = ask(engine, "in the nine-layer model, which layer should own our eval suite?")
+    assert "applies to L6 AI Engineering" not in other.answer, other.answer
+
+
 def test_owner_of_symptom_gives_cause_and_where_to_look(engine: Engine) -> None:
     answer = ask(engine, "which layer owns CUDA OOM?")
     assert answer.intent == "owner_of_symptom"

@@ -86,6 +86,18 @@ def placements(ctx: Context, iri: str, record: bool = True) -> list[Place]:
     return found
 
 
+def applies_to_layers(ctx: Context, iri: str) -> list[str]:
+    """The layers a practice or design choice applies to (``sg:appliesTo``), recorded."""
+    layers = [t for t in ctx.facts(iri).iris(SG.appliesTo) if ctx.catalog.is_a(t, SG.Layer)]
+    model = ctx.model_hint
+    if model and not any(ctx.catalog.get(t) and ctx.catalog.get(t).model == model for t in layers):
+        return []  # asked of the other model, where the graph does not say it applies
+    for layer in layers:
+        ctx.evidence.fact(iri, SG.appliesTo, layer)
+        ctx.evidence.entity(layer)
+    return layers
+
+
 def _order(ctx: Context, places: list[Place]) -> list[Place]:
     def key(p: Place) -> tuple:
         rec = ctx.catalog.get(p.layer)
@@ -245,6 +257,17 @@ def where_fits(ctx: Context) -> Answer | None:
             noun = "concerns" if len(concerns) > 1 else "concern"
             lines.append(f"It is part of the {names} cross-cutting {noun} of the nine-layer model.")
         confidence = max(confidence, cand.score)
+    if not lines:
+        # Nothing it names is placed: a practice or design choice is placed by the layers it
+        # applies to ("which layer should own our eval suite?" is L6 of the operational map).
+        for cand in subjects:
+            applied = applies_to_layers(ctx, cand.iri)
+            if applied:
+                ref = ctx.evidence.entity(cand.iri)
+                said = describe_places(ctx, [Place(layer, None, None) for layer in applied], ctx.model_hint)
+                lines.append(sentence(f"The {ref.type} “{ref.label}” applies to {said}"))
+                placed += 1
+                confidence = max(confidence, cand.score)
     if not lines:
         return None
     if placed == 1:
