@@ -157,6 +157,12 @@ def chatter_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def relational_terms() -> frozenset[str]:
+    """The stems of ``relational_words``, to strike from what a question asks of its subject."""
+    return frozenset(t for word in relational_words() for t in terms(word))
+
+
+@lru_cache(maxsize=1)
 def chatter_terms() -> frozenset[str]:
     """The stems of ``chatter_words``, to strike from a question's terms."""
     return frozenset(t for word in chatter_words() for t in terms(word))

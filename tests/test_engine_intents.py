@@ -382,6 +382,42 @@ def test_triage_walk(engine: Engine) -> None:
     assert any("Kubernetes" in layer.label for layer in done.layers)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "in which order do I look at things when latency goes up?",
+        "what's the order to check stuff when our p99 latency increased?",
+    ],
+)
+def test_the_order_to_check_things_is_the_triage_tree_of_the_symptom_described(
+    semantic_engine: Engine, question: str
+) -> None:
+    """Asked in what order to check, the answer is the tree of the symptom the words describe,
+    found from its first step when that is nearest, with its branches: not a statement on
+    triage in general."""
+    from stackgraph.graph.answering import intents
+
+    assert intents.detect(question).intent == intents.TRIAGE
+    answer = semantic_engine.ask(question)
+    assert answer.answer.startswith("Triage for Latency increased:"), answer.answer
+    assert "retrieval →" in answer.answer
+
+
+def test_a_finding_after_a_triage_tree_is_its_branch(semantic_engine: Engine) -> None:
+    """ "And if ...?" after a tree asks which branch the finding lands on, not for the tree again."""
+    from stackgraph.graph.conversation import Conversation
+
+    conversation = Conversation()
+    tree = semantic_engine.ask("in what order should we debug a bad answer from our RAG app?", conversation)
+    assert tree.intent == "triage", tree.answer
+    branch = semantic_engine.ask(
+        "and if the right doc was in the context but the model ignored it?", conversation
+    )
+    assert "present in context and still ignored" in branch.answer and "Triage for" not in branch.answer, (
+        branch.answer
+    )
+
+
 def test_declines_outside_the_graph(engine: Engine) -> None:
     answer = engine.ask("what is the capital of France?")
     assert not answer.answered

@@ -56,7 +56,7 @@ from stackgraph.graph.answering.turns import (
     unsaid_subject,
 )
 from stackgraph.graph.conversation import Conversation
-from stackgraph.graph.lexical import chatter_terms, terms
+from stackgraph.graph.lexical import chatter_terms, relational_terms, terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -383,7 +383,10 @@ def _answer(
         and conversation.turns
         and intents.is_elliptical(text)
     ):
-        guess = intents.IntentGuess(conversation.turns[-1].intent, 0.8)  # "and batch inference?"
+        # "and batch inference?"; after a triage tree, "and if the doc was in the context?" asks
+        # for the branch it describes, not the whole tree again.
+        before = conversation.turns[-1].intent
+        guess = intents.IntentGuess(intents.OWNER if before == intents.TRIAGE else before, 0.8)
         parsed = parsed.with_intent(guess)
     report = report_carried_on(engine, parsed, conversation) if conversation is not None else None
     if report is not None:
@@ -676,7 +679,9 @@ def _says_all_named(ctx: Context, answer: Answer) -> bool:
         return False
     named = {t for m in ctx.parsed.mentions for t in terms(m.surface)}
     unframed = terms(intents.without_cues(ctx.question, ctx.intent))
-    asked = {t for t in unframed if t not in named and t in ctx.engine.lexical.idf}
+    # Words that say what is asked of a subject ("things", "stuff") are no part of it to be said.
+    relational = relational_terms()
+    asked = {t for t in unframed if t not in named and t in ctx.engine.lexical.idf and t not in relational}
     unsaid = asked - set(terms(answer.answer))
     # One word left unsaid is often where the list comes from ("... does the stack matrix list?").
     return len(unsaid) < 2 or compete.coverage(ctx.engine, list(asked), answer.answer) >= STRUCTURAL_SAYS

@@ -608,11 +608,30 @@ def _merge(*lists: list[tuple[str, float]]) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+def _triaged(ctx: Context, iri: str) -> str:
+    """The symptom whose triage tree holds ``iri`` (a step, or a branch of one), else ``iri``:
+    "in which order do I look at things when latency goes up?" is nearest the latency tree's
+    first step, and the tree to walk is its symptom's."""
+    for _ in range(2):
+        if ctx.facts(iri).iris(SG.triage):
+            return iri
+        parents = ctx.facts(iri).incoming(SG.triage) or ctx.facts(iri).incoming(SG.branch)
+        if not parents:
+            return iri
+        iri = parents[0]
+    return iri
+
+
 def triage_overview(ctx: Context) -> Answer | None:
     problems = problem_candidates(ctx)
     if not problems:
-        return None
-    symptom = problems[0].iri
+        # "What's the order to check things when a training job gets slower?" names no symptom:
+        # the one its words describe is the tree to walk.
+        described = described_problem(ctx)
+        if described is None:
+            return None
+        problems = [described]
+    symptom = _triaged(ctx, problems[0].iri)
     facts = ctx.facts(symptom)
     steps = facts.iris(SG.triage)
     if not steps:
