@@ -116,6 +116,15 @@ def find_layer_refs(text: str) -> list[LayerRef]:
     return sorted(found, key=lambda ref: ref.start)
 
 
+#: Any wording that names a layer model, longest first.
+_MODEL_NAMES = re.compile(r"\b(?:" + "|".join(_EIGHT_WORDS + _NINE_WORDS) + r")\b", re.IGNORECASE)
+
+
+def model_naming_words(text: str) -> list[str]:
+    """The words of ``text`` that name a layer model ("8-layer ops map", "nine-layer model")."""
+    return [word for found in _MODEL_NAMES.finditer(text) for word in found.group(0).split()]
+
+
 def model_named(text: str) -> str | None:
     """The model a text names anywhere ("in the operational map, ..."), or None.
 

@@ -374,6 +374,27 @@ def test_workload_stress(engine: Engine) -> None:
     assert "critical" in answer.answer
 
 
+def test_which_workload_stresses_a_layer_reads_the_stack_matrix_by_its_column(engine: Engine) -> None:
+    """Asked for the workloads that stress a layer, the answer lists them by level, highest first,
+    each level's stress a fact from the stack matrix: "workload" names none of them."""
+    answer = ask(engine, "which workload stresses the network fabric the most?")
+    assert answer.answer.startswith("The workloads that stress L7 Network Fabric"), answer.answer
+    assert answer.answer.index("critical:") < answer.answer.index("high:")
+    assert "Pre-training" in answer.answer.split("high:")[0]
+    assert sum(f.predicate.endswith("#stress") for f in answer.facts) >= 4
+    # A workload it names is still read by its row.
+    assert ask(engine, "Which layers does pre-training stress?").answer.startswith("Pre-training stresses")
+
+
+def test_the_same_layer_code_in_both_models_is_compared_whatever_names_the_models(engine: Engine) -> None:
+    """ "L6 in the nine-layer model vs L6 in the eight-layer ops map" compares two layers; the
+    models are named to say whose layer each code is, so an answer about both layers says all
+    the question names ("ops map" included) and no passage replaces it."""
+    answer = ask(engine, "L6 in the nine-layer model vs L6 in the eight-layer ops map: same layer?")
+    assert answer.intent == "compare"
+    assert "Transport" in answer.answer and "AI Engineering & LLMOps" in answer.answer, answer.answer
+
+
 def test_triage_walk(engine: Engine) -> None:
     start = engine.triage("workload will not start")
     assert not start.done and start.question and len(start.options) == 3

@@ -56,6 +56,7 @@ from stackgraph.graph.answering.turns import (
     unsaid_subject,
 )
 from stackgraph.graph.conversation import Conversation
+from stackgraph.graph.layer_refs import model_naming_words
 from stackgraph.graph.lexical import chatter_terms, relational_terms, terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.model import Answer
@@ -675,9 +676,16 @@ def _says_all_named(ctx: Context, answer: Answer) -> bool:
     phases of moving our workloads?" is no request for the workloads), answers part of the
     question, so passages may compete."""
     said = {e.iri for e in answer.entities}
-    if not all(m.iri in said for m in ctx.parsed.mentions):
+    # A layer model named to say whose layer a code is ("L5 in the 9-layer model") is no thing
+    # the answer has to be about.
+    qualifying = any(ref.model for ref in ctx.parsed.layer_refs)
+    if not all(
+        m.iri in said or (qualifying and ctx.catalog.is_a(m.iri, SG.LayerModel)) for m in ctx.parsed.mentions
+    ):
         return False
     named = {t for m in ctx.parsed.mentions for t in terms(m.surface)}
+    if qualifying:
+        named |= set(terms(" ".join(model_naming_words(ctx.question))))
     unframed = terms(intents.without_cues(ctx.question, ctx.intent))
     # Words that say what is asked of a subject ("things", "stuff") are no part of it to be said.
     relational = relational_terms()

@@ -521,8 +521,18 @@ def crosswalk(ctx: Context) -> Answer | None:
     return ctx.answer(" ".join(lines), intents.CROSSWALK, 0.85)
 
 
+#: Stress levels of the stack matrix, highest first.
+STRESS_RANK = {"critical": 4, "high": 3, "moderate": 2, "low": 1}
+
+
 def workload_stress(ctx: Context) -> Answer | None:
     workloads = ctx.of_type("Workload")
+    if not any(c.how in NAMED_HOW for c in workloads):
+        # "Which workload stresses the fabric most?" names a layer and asks for workloads (the
+        # word "workload" matches every one of them by their class, naming none).
+        layer = next((c.iri for c in ctx.of_type("Layer")), None)
+        if layer is not None:
+            return _stressing(ctx, layer)
     if not workloads:
         return None
     wl = workloads[0].iri
@@ -530,7 +540,7 @@ def workload_stress(ctx: Context) -> Answer | None:
     ref = ctx.evidence.entity(wl)
     levels: dict[str, list[str]] = {}
     reconstructed = False
-    rank = {"critical": 4, "high": 3, "moderate": 2, "low": 1}
+    rank = STRESS_RANK
     for q in facts.qualified.get(str(SG.stress), []):
         layer, level = q.one(SG.layer), q.one(SG.level)
         if layer is None or level is None:
@@ -547,6 +557,43 @@ def workload_stress(ctx: Context) -> Answer | None:
         layers = sorted(levels[name], key=lambda layer: _position(ctx, layer))
         parts.append(f"{name}: {join([layer_phrase(ctx.catalog, layer) for layer in layers])}")
     text = f"{ref.label} stresses the nine-layer stack as follows — " + "; ".join(parts) + "."
+    if reconstructed:
+        text += (
+            " (Levels reconstructed from the stack matrix, whose cell boundaries were lost in the source.)"
+        )
+    return ctx.answer(text, intents.STRESS, 0.85)
+
+
+def _stressing(ctx: Context, layer: str) -> Answer | None:
+    """The workloads that stress a layer, by level, the highest first: "which workload hammers
+    storage the hardest?" reads the stack matrix by its column."""
+    levels: dict[str, list[str]] = {}
+    reconstructed = False
+    for wl in ctx.catalog.records:
+        if not ctx.catalog.is_a(wl, SG.Workload):
+            continue
+        for q in ctx.facts(wl).qualified.get(str(SG.stress), []):
+            level = q.one(SG.level)
+            if str(q.one(SG.layer)) != layer or level is None:
+                continue
+            name = str(level).rsplit("#", 1)[-1]
+            levels.setdefault(name, []).append(wl)
+            reconstructed |= str(q.one(SG.basis) or "").endswith("reconstructed")
+            ctx.evidence.entity(wl)
+            ctx.evidence.fact(wl, SG.stress, layer, f"{layer_phrase(ctx.catalog, layer)} at {name}")
+            ctx.evidence.source_iri(q.one(URIRef(DCT_SOURCE)))
+    if not levels:
+        return None
+    ctx.evidence.entity(layer)
+    parts = [
+        f"{name}: {join(sorted(ctx.catalog.label(w) for w in levels[name]))}"
+        for name in sorted(levels, key=lambda n: -STRESS_RANK.get(n, 0))
+    ]
+    text = (
+        f"The workloads that stress {layer_phrase(ctx.catalog, layer)}, by the stack matrix — "
+        + "; ".join(parts)
+        + "."
+    )
     if reconstructed:
         text += (
             " (Levels reconstructed from the stack matrix, whose cell boundaries were lost in the source.)"
