@@ -424,6 +424,16 @@ def test_the_order_to_check_things_is_the_triage_tree_of_the_symptom_described(
     assert "retrieval →" in answer.answer
 
 
+def test_a_decision_tree_asked_between_suspects_is_triage_not_a_comparison() -> None:
+    """ "Decision tree ... storage vs fabric vs scheduling" names the branches of a tree it asks
+    for; "vs" there sets no two things side by side."""
+    from stackgraph.graph.answering import intents
+
+    question = "gpus idle, jobs slow. give me the decision tree: storage vs network vs the scheduler?"
+    assert intents.detect(question).intent == intents.TRIAGE
+    assert intents.detect("storage vs network: which matters more for training?").intent == intents.COMPARE
+
+
 def test_a_finding_after_a_triage_tree_is_its_branch(semantic_engine: Engine) -> None:
     """ "And if ...?" after a tree asks which branch the finding lands on, not for the tree again."""
     from stackgraph.graph.conversation import Conversation

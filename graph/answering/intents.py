@@ -87,6 +87,16 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        TRIAGE,
+        re.compile(
+            r"\btriage\b|\bwalk me through\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b"
+            # "what's the order to check things when ...", "in what order should I look at ...".
+            r"|\border\s+(?:to|in\s+which\s+to|for)\s+(?:check|look|investigate|debug|troubleshoot|diagnose)"
+            r"|\bin\s+(?:what|which)\s+order\b",
+            _I,
+        ),
+    ),
+    (
         COMPARE,
         re.compile(
             # "vs" before a number sets two measurements side by side ("90 GB/s vs 190"), not two things.
@@ -104,16 +114,6 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         CROSSWALK,
         re.compile(
             r"\b(correspond|corresponds|map to|maps to|mapping|mapped|crosswalk|equivalent layer|match(es)?|relates? to|line up with|lines up with)\b.*\b(model|map|layer|layers)\b|\bmap\b.+\bonto\b|\b(other|eight-layer|nine-layer|operational)\s+(model|map)\b.*\b(correspond|same|equivalent)\b",
-            _I,
-        ),
-    ),
-    (
-        TRIAGE,
-        re.compile(
-            r"\btriage\b|\bwalk me through\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b"
-            # "what's the order to check things when ...", "in what order should I look at ...".
-            r"|\border\s+(?:to|in\s+which\s+to|for)\s+(?:check|look|investigate|debug|troubleshoot|diagnose)"
-            r"|\bin\s+(?:what|which)\s+order\b",
             _I,
         ),
     ),
