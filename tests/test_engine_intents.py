@@ -217,6 +217,15 @@ def test_what_do_asks_for_a_definition_only_of_what_something_does(question: str
     assert (intents.detect(question).intent == intents.DEFINE) is defines
 
 
+def test_the_verb_of_what_does_x_verb_is_no_word_of_its_subject(engine: Engine) -> None:
+    """ "What does gang scheduling guarantee?" asks a definition of gang scheduling: "guarantee" is
+    the verb it asks with, not a word of an unknown subject. A subject phrase that ends at "do"
+    is read whole, so "the kubernetes of cooking" is still something the graph lacks."""
+    assert engine.ask("what does gang scheduling actually guarantee for multi-node jobs?").answered
+    assert not engine.ask("what does the kubernetes of cooking guarantee?").answered
+    assert not engine.ask("what does the kubernetes of cooking do?").answered
+
+
 def test_what_people_use_for_a_task_is_answered_not_declined_as_an_unknown_name(
     semantic_engine: Engine,
 ) -> None:
@@ -393,6 +402,17 @@ def test_the_same_layer_code_in_both_models_is_compared_whatever_names_the_model
     answer = ask(engine, "L6 in the nine-layer model vs L6 in the eight-layer ops map: same layer?")
     assert answer.intent == "compare"
     assert "Transport" in answer.answer and "AI Engineering & LLMOps" in answer.answer, answer.answer
+
+
+def test_a_placement_asked_in_the_other_model_goes_across_the_crosswalk(engine: Engine) -> None:
+    """FP8 is placed in the nine-layer model only; asked where it falls in the operational map, the
+    answer follows the crosswalk (nine-layer L9 lies inside ops L2), said once and marked as
+    inferred. Asked with no model, nothing is added."""
+    answer = ask(engine, "which layer of the eight-layer ops map cares about FP8 and FP4 support?")
+    assert "L9 Accelerator & Memory lies inside L2 GPUs & Networking" in answer.answer, answer.answer
+    assert answer.answer.count("By the crosswalk") == 1
+    assert any(f.predicate.endswith("#broadMatch") for f in answer.facts)
+    assert "crosswalk" not in ask(engine, "where does FP8 fit?").answer
 
 
 def test_triage_walk(engine: Engine) -> None:

@@ -181,10 +181,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DEFINE,
         re.compile(
-            # "what do people use for X?" asks for a thing used, not for what people are.
-            _OPENING + r"(what(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s)"
-            r"|who(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do))\b"
-            r"|\bwhat (does|do)\b(?=.+\b(do|mean|stand for)\b)|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
+            # "what do people use for X?" asks for a thing people use, not for what people are.
+            _OPENING + r"(what|who)(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do)\b"
+            r"(?!\s+(?:people|folks|most|everyone|you|we|i)\b(?!\s+mean\b))"
+            r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
             r"|\bdefine\b|\bdefinition\b|\bmeaning of\b|\bused for\b|\btell me about\b"
             # "explain"/"describe" asks for a description when it opens a sentence or is asked of
             # someone ("can you explain"); "kubectl describe pod" in a pasted log asks nothing.

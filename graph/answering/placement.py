@@ -86,6 +86,37 @@ def placements(ctx: Context, iri: str, record: bool = True) -> list[Place]:
     return found
 
 
+#: Crosswalk edges that carry a placement into the other model: the layer is that one, or lies
+#: inside it. A related layer (``relatedMatch``) only overlaps, which places nothing.
+_CARRIES = ("exactMatch", "closeMatch", "broadMatch")
+
+
+def _across_the_crosswalk(ctx: Context, places: list[Place]) -> str:
+    """Where the placement falls in the model the question asks about, when the graph places the
+    thing only in the other one: "which layer of the 8-layer ops map cares about fp8?" places FP8
+    at nine-layer L9, which lies inside ops L2 GPUs & Networking."""
+    model = ctx.model_hint
+    if not model or any((rec := ctx.catalog.get(p.layer)) and rec.model == model for p in places):
+        return ""
+    said: list[str] = []
+    for place in places:
+        facts = ctx.facts(place.layer)
+        for edge in _CARRIES:
+            for target in facts.iris(SKOS + edge):
+                rec = ctx.catalog.get(target)
+                if rec is None or rec.model != model:
+                    continue
+                ctx.evidence.fact(place.layer, SKOS + edge, target)
+                ctx.evidence.entity(target)
+                inside = "lies inside" if edge == "broadMatch" else "matches"
+                said.append(
+                    f"{layer_phrase(ctx.catalog, place.layer)} {inside} {layer_phrase(ctx.catalog, target)}"
+                )
+    if not said:
+        return ""
+    return sentence(f"By the crosswalk to the {model_name(model)}, {join(list(dict.fromkeys(said)))}")
+
+
 def applies_to_layers(ctx: Context, iri: str) -> list[str]:
     """The layers a practice or design choice applies to (``sg:appliesTo``), recorded."""
     layers = [t for t in ctx.facts(iri).iris(SG.appliesTo) if ctx.catalog.is_a(t, SG.Layer)]
@@ -242,6 +273,9 @@ def where_fits(ctx: Context) -> Answer | None:
         if via:
             text += f", as one of {ctx.catalog.label(via)}"
         lines.append(sentence(text))
+        across = _across_the_crosswalk(ctx, places)
+        if across and across not in lines:
+            lines.append(across)
         settings = settings_for(ctx, cand.iri)
         if settings:
             lines.append(settings)

@@ -730,6 +730,11 @@ _ASKS_TO_DEFINE = re.compile(
 )
 
 
+#: A definition question asked as "what does X <verb>?".
+_WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do)\b", re.IGNORECASE)
+#: The verb such a question asks with when it is one the subject phrase stops at ("do", "mean").
+_ASKING_VERB = re.compile(r"\s*(?:do|does|mean|means|stand|stands|used)\b", re.IGNORECASE)
+
 #: "for <what>" right after a definition question's subject: what the subject is for.
 _PURPOSE = re.compile(r"\s*for\s+(?P<what>[^?.!]+)", re.IGNORECASE)
 
@@ -746,6 +751,11 @@ def _unknown_subject_words(engine: Engine, text: str, mentions: tuple[Mention, .
     if match is None:
         return []
     subject = normalize(match.group("subject")).split()
+    ends_at_verb = _ASKING_VERB.match(text, offset + match.end("subject"))
+    if _WHAT_DOES.match(text[offset:]) and not ends_at_verb and len(subject) > 1:
+        # "what does volcano's gang scheduling guarantee?": the last word is the verb asked
+        # with, not part of what the question asks about.
+        subject = subject[:-1]
     if _REFERS_BACK.intersection(subject):
         return []  # "the most important habit with it": what is asked of the thing pointed at
     named = _positions(mentions)
