@@ -1564,6 +1564,31 @@ def test_a_finding_about_something_else_does_not_carry_the_report_on(semantic_en
     assert not aside.answered and aside.context is None, aside.answer
 
 
+def test_after_a_check_the_conversation_is_still_about_what_was_checked(engine: Engine) -> None:
+    """ "How do I check it?" answers with a tool, but the answer is about what it checks: the next
+    "it" is still that thing, not the tool."""
+    conversation = Conversation()
+    engine.ask("what is GPUDirect Storage?", conversation)
+    checked = engine.ask("how do I check it's actually working?", conversation)
+    assert checked.entities[0].label == "GPUDirect Storage" and "gdscheck" in checked.answer, checked.answer
+    placed = engine.ask("and which layer of the nine-layer model is it in?", conversation)
+    assert placed.context == "GPUDirect Storage" and "S Storage Data Path" in placed.answer, placed.answer
+
+
+def test_a_setting_asked_for_alone_is_asked_of_the_conversation(engine: Engine) -> None:
+    """ "Which knob do I turn down first?" names no subject: it asks for a setting of the problem
+    under way. Words saying a setting is wanted are no subject of the turn's own; a turn that
+    asks for the setting of something the graph lacks ("the cake baking temperature") still
+    stands alone."""
+    conversation = Conversation()
+    engine.ask("our vLLM pods keep getting CUDA OOM at high concurrency", conversation)
+    knob = engine.ask("which knob do I turn down first?", conversation)
+    assert knob.context == "CUDA Out of Memory (OOM)" and "gpu_memory_utilization" in knob.answer, knob.answer
+    other = Conversation()
+    engine.ask("what is NCCL?", other)
+    assert not engine.ask("which setting controls the cake baking temperature?", other).answered
+
+
 def test_a_remark_that_asks_nothing_carries_the_report_on(semantic_engine: Engine) -> None:
     """A turn that asks nothing and names nothing, in the graph's own words, is more detail on the
     report under way: read with it, the conversation keeps its subject, and the question after it

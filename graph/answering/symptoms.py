@@ -564,6 +564,9 @@ def diagnose(ctx: Context) -> Answer | None:
             found += [(iri, iri, SG.diagnosedBy) for iri, s in best[1:2] if s >= max(0.45, best[0][1] - 0.05)]
     if not found:
         return None
+    if checked is not None and not ctx.catalog.is_a(checked, SG.Diagnostic):
+        # The answer is about what it checks: after "how do I check it?", "it" is still that.
+        ctx.evidence.entity(checked)
     lines = []
     seen = set()
     for diag, subject, edge in found:

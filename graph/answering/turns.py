@@ -171,6 +171,9 @@ def follow_up(
         Conversation.leans_on_context(text)
         or bare
         or (not named and intents.asks_for_layer(text))
+        # "which knob do I turn down first?" names no subject of its own: a setting is asked for,
+        # of what the conversation is about.
+        or (not named and parsed.asks_for_setting)
         or what_next
         or bare_why
     )
@@ -292,6 +295,14 @@ def conversation_model(engine: Engine, conversation: Conversation) -> str | None
     return None
 
 
+#: The stems of the words that ask for a configuration setting (``intents.asks_for_setting``).
+_SETTING_STEMS = frozenset(
+    terms(
+        "flag flags setting settings knob knobs parameter parameters param params option options config configuration"
+    )
+)
+
+
 def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:
     """Whether a follow-up that names nothing is about something other than the conversation's
     ``subject``: it does not point back, and it says ``OWN_WORDS_ELSEWHERE`` or more words of its
@@ -299,7 +310,8 @@ def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:
     how do I ...") or by plain words alone does not make a question about the last subject."""
     if parsed.points_back:
         return False
-    own = parsed.own_words()
+    # "Knob" or "flag" says what kind of thing is asked for, not what about.
+    own = [stems for stems in parsed.own_words() if not set(stems) & _SETTING_STEMS]
     return len(own) >= OWN_WORDS_ELSEWHERE and not engine.passages.says_of(
         subject, [s for stems in own for s in stems]
     )
