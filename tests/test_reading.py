@@ -1589,6 +1589,18 @@ def test_a_setting_asked_for_alone_is_asked_of_the_conversation(engine: Engine) 
     assert not engine.ask("which setting controls the cake baking temperature?", other).answered
 
 
+def test_why_a_problem_with_no_cause_happens_is_the_reason_behind_its_fixes(semantic_engine: Engine) -> None:
+    """The graph gives a runaway agent loop no cause, but what fixes it says why it happens (such
+    loops are the default failure): "why does that happen?" is answered from there, not by a
+    statement that shares the word "happen"."""
+    conversation = Conversation()
+    semantic_engine.ask("our agent keeps calling the same tool forever", conversation)
+    why = semantic_engine.ask("why does that happen?", conversation)
+    assert why.answered and why.context == "Agent loop does not terminate", why.answer
+    assert "Treat every tool as an authenticated API endpoint" not in why.answer.split(". ")[0], why.answer
+    assert "default failure" in why.answer or "non-deterministic" in why.answer, why.answer
+
+
 def test_a_remark_that_asks_nothing_carries_the_report_on(semantic_engine: Engine) -> None:
     """A turn that asks nothing and names nothing, in the graph's own words, is more detail on the
     report under way: read with it, the conversation keeps its subject, and the question after it

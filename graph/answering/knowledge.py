@@ -197,8 +197,9 @@ def _relations(ctx: Context, iri: str, facts) -> str:
     return sentence(f"{ctx.catalog.label(iri)} {join(phrases[:3])}")
 
 
-def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
-    """The design choice or practice the question is about: named, else by word overlap and meaning."""
+def _best_reasoned(ctx: Context, classes: tuple[str, ...], fixes: bool = False) -> Candidate | None:
+    """The design choice or practice the question is about: named, else by word overlap and
+    meaning. ``fixes``: a why asked of a problem no cause is given for counts what fixes it."""
     named = ctx.of_type(*classes)
     if named:
         return named[0]
@@ -218,9 +219,20 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
     for iri, score in semantic:
         if score >= SEMANTIC_RELEVANT:
             scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
-    # Practices that apply to an entity the question names rank first among close scores.
+    for cand in ctx.candidates if fixes else ():
+        # A problem no cause is given for is explained by the reason of what fixes it: "why does
+        # that happen?" after a runaway agent loop is answered by the hard iteration limit's
+        # reason (such loops are the default failure), not by a statement sharing "happen".
+        facts = ctx.facts(cand.iri)
+        if cand.iri in ctx.engine.problems and not facts.iris_by_edge(SG.likelyCause, SG.suggestsCause):
+            for fix in facts.incoming(SG.mitigates):
+                if any(ctx.catalog.is_a(fix, SG[c]) for c in classes) and ctx.facts(fix).texts(SG.reason):
+                    scores[fix] = max(scores.get(fix, 0.0), cand.score)
+    # Practices that apply to an entity the question names, or fix a problem it names or the
+    # conversation is about ("why does that happen?" after a runaway agent loop), rank first
+    # among close scores.
     for iri in list(scores):
-        applies = set(ctx.facts(iri).iris(SG.appliesTo))
+        applies = set(ctx.facts(iri).iris(SG.appliesTo)) | set(ctx.facts(iri).iris(SG.mitigates))
         if applies & named_iris:
             scores[iri] += 0.25
     if not scores:
@@ -240,7 +252,7 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...]) -> Candidate | None:
 
 
 def why(ctx: Context) -> Answer | None:
-    choice = _best_reasoned(ctx, ("DesignChoice", "Practice"))
+    choice = _best_reasoned(ctx, ("DesignChoice", "Practice"), fixes=True)
     problems = ctx.of_type("Symptom", "TriageBranch", "Cause")
     if choice is None or (problems and choice.how == "lexical" and choice.score < 0.6):
         if problems:
