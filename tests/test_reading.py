@@ -1601,6 +1601,16 @@ def test_why_a_problem_with_no_cause_happens_is_the_reason_behind_its_fixes(sema
     assert "default failure" in why.answer or "non-deterministic" in why.answer, why.answer
 
 
+def test_why_asked_of_it_for_a_named_purpose_is_about_it(engine: Engine) -> None:
+    """ "Why would I want it for training?" after NVMe-oF asks why NVMe-oF: "training" says what
+    for, and a sentence about training is no answer."""
+    conversation = Conversation()
+    engine.ask("what's NVMe-oF?", conversation)
+    why = engine.ask("why would I want it for training?", conversation)
+    assert why.context == "NVMe-oF" and "65,535" in why.answer, why.answer
+    assert "Training: application" not in why.answer, why.answer
+
+
 def test_a_remark_that_asks_nothing_carries_the_report_on(semantic_engine: Engine) -> None:
     """A turn that asks nothing and names nothing, in the graph's own words, is more detail on the
     report under way: read with it, the conversation keeps its subject, and the question after it

@@ -278,7 +278,9 @@ def _best_passage(ctx: Context) -> tuple[str, str, float] | None:
 
     # A follow-up's words alone ("why does it need to exist?") say what is asked, not of what:
     # the sentence is sought among the entity the conversation is about.
-    about = [c.iri for c in ctx.candidates] if ctx.from_conversation else None
+    # "Why would I want it for training?": the sentence is about "it", the conversation's
+    # subject; what the turn names beside it ("training") says what for.
+    about = [c.iri for c in ctx.candidates[:1]] if ctx.from_conversation else None
     hits = ctx.engine.lexical.search(ctx.question, candidates=about, k=3)
     if not hits:
         return None
