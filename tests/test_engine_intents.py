@@ -415,6 +415,21 @@ def test_a_placement_asked_in_the_other_model_goes_across_the_crosswalk(engine: 
     assert "crosswalk" not in ask(engine, "where does FP8 fit?").answer
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("how does L1 of the ops map fail?", "L1 Compute & Storage fails by"),
+        ("how does ops L1 fail?", "L1 Compute & Storage fails by"),
+        ("what goes wrong at L5 of the ops map?", "L5 Kubernetes & Containers (eight-layer operational map)"),
+    ],
+)
+def test_how_a_layer_of_a_named_model_fails(engine: Engine, question: str, expected: str) -> None:
+    """The words naming the model ("ops map") only say whose L1 it is: matched against the
+    statements they find every crosswalk line ("ops L7 ..."), not how L1 fails."""
+    answer = ask(engine, question)
+    assert answer.answer.startswith(expected), answer.answer
+
+
 def test_triage_walk(engine: Engine) -> None:
     start = engine.triage("workload will not start")
     assert not start.done and start.question and len(start.options) == 3

@@ -142,7 +142,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ASSUME,
         re.compile(
             _ASSUMING
-            + r"|\bpresum(e|es|ption)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail",
+            + r"|\bpresum(e|es|ption)\b|\bresponsib(le|ility|ilities)\b|\bhow does\b.+\b(layer|it)\b.+\bfail\b|\bfailure mode|\bhow (it|they) fail"
+            # "what goes wrong at L5 of the ops map?": how a layer fails.
+            r"|\bwhat\s+(?:\w+ly\s+|often\s+)?(?:goes|go|went)\s+wrong\b(?=.*\b(?:l[1-9]|layer|cp)\b)",
             _I,
         ),
     ),

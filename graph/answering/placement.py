@@ -637,7 +637,7 @@ def _stressing(ctx: Context, layer: str) -> Answer | None:
 
 #: Which text property a layer-detail question asks for, by the words it asks with, in this order.
 _DETAIL = (
-    (re.compile(r"\bfail|\bbreak|\bbroke", re.IGNORECASE), SG.failureMode),
+    (re.compile(r"\bfail|\bbreak|\bbroke|\b(?:goes|go|went)\s+wrong", re.IGNORECASE), SG.failureMode),
     (re.compile(r"\bresponsib|\bowns?\b|\bowned\b|\bdo(?:es)?\b", re.IGNORECASE), SG.responsibility),
 )
 

@@ -42,7 +42,7 @@ from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.evidence import relation_words
 from stackgraph.graph.answering.text import FENCED_BLOCK, SENTENCE_BREAK
 from stackgraph.graph.catalog import normalize
-from stackgraph.graph.layer_refs import LayerRef, find_layer_refs, find_relative_refs
+from stackgraph.graph.layer_refs import LayerRef, find_layer_refs, find_relative_refs, model_naming_words
 from stackgraph.graph.lexical import (
     environment_headings,
     relational_words,
@@ -172,8 +172,19 @@ class Question:
         it asks ("in the nine-layer co-design stack, which layer covers the links inside a
         server?" asks about links; the model only says whose layers): what statements are matched
         against."""
-        dropped = set(self.ruled_out) | self.pointing | self.model_words
+        dropped = set(self.ruled_out) | self.pointing | self.model_words | self.qualifier_words
         return tuple(t for t in self.terms if t not in dropped) if dropped else self.terms
+
+    @cached_property
+    def qualifier_words(self) -> set[str]:
+        """The terms of the words that say whose layer a code is ("ops" of "L1 of the ops map"):
+        they name a model, not what is asked of its layer, and every crosswalk statement says
+        "ops L7" too."""
+        found: set[str] = set()
+        for ref in self.layer_refs:
+            if ref.model:
+                found.update(terms(" ".join(model_naming_words(self.text[ref.start : ref.end]))))
+        return found
 
     @property
     def named(self) -> list[str]:
