@@ -121,7 +121,7 @@ def applies_to_layers(ctx: Context, iri: str) -> list[str]:
     """The layers a practice or design choice applies to (``sg:appliesTo``), recorded."""
     layers = [t for t in ctx.facts(iri).iris(SG.appliesTo) if ctx.catalog.is_a(t, SG.Layer)]
     model = ctx.model_hint
-    if model and not any(ctx.catalog.get(t) and ctx.catalog.get(t).model == model for t in layers):
+    if model and not any((rec := ctx.catalog.get(t)) and rec.model == model for t in layers):
         return []  # asked of the other model, where the graph does not say it applies
     for layer in layers:
         ctx.evidence.fact(iri, SG.appliesTo, layer)
@@ -557,6 +557,10 @@ def crosswalk(ctx: Context) -> Answer | None:
 
 #: Stress levels of the stack matrix, highest first.
 STRESS_RANK = {"critical": 4, "high": 3, "moderate": 2, "low": 1}
+#: Said after levels read from cells the source lost the boundaries of.
+RECONSTRUCTED_LEVELS = (
+    " (Levels reconstructed from the stack matrix, whose cell boundaries were lost in the source.)"
+)
 
 
 def workload_stress(ctx: Context) -> Answer | None:
@@ -574,7 +578,6 @@ def workload_stress(ctx: Context) -> Answer | None:
     ref = ctx.evidence.entity(wl)
     levels: dict[str, list[str]] = {}
     reconstructed = False
-    rank = STRESS_RANK
     for q in facts.qualified.get(str(SG.stress), []):
         layer, level = q.one(SG.layer), q.one(SG.level)
         if layer is None or level is None:
@@ -587,14 +590,12 @@ def workload_stress(ctx: Context) -> Answer | None:
     if not levels:
         return None
     parts = []
-    for name in sorted(levels, key=lambda n: -rank.get(n, 0)):
+    for name in sorted(levels, key=lambda n: -STRESS_RANK.get(n, 0)):
         layers = sorted(levels[name], key=lambda layer: _position(ctx, layer))
         parts.append(f"{name}: {join([layer_phrase(ctx.catalog, layer) for layer in layers])}")
     text = f"{ref.label} stresses the nine-layer stack as follows — " + "; ".join(parts) + "."
     if reconstructed:
-        text += (
-            " (Levels reconstructed from the stack matrix, whose cell boundaries were lost in the source.)"
-        )
+        text += RECONSTRUCTED_LEVELS
     return ctx.answer(text, intents.STRESS, 0.85)
 
 
@@ -629,9 +630,7 @@ def _stressing(ctx: Context, layer: str) -> Answer | None:
         + "."
     )
     if reconstructed:
-        text += (
-            " (Levels reconstructed from the stack matrix, whose cell boundaries were lost in the source.)"
-        )
+        text += RECONSTRUCTED_LEVELS
     return ctx.answer(text, intents.STRESS, 0.85)
 
 
