@@ -35,6 +35,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
 - ``follow_ups_blind21.jsonl``: 36 more (six off-topic, four sneaky, twelve of three turns), written
   blind and never read while the engine was worked on: 24/36 on the session's first commit and
   when it arrived.
+- ``follow_ups_blind22.jsonl``: 36 more (six off-topic, fifteen of three turns), written blind and
+  never read while the engine was worked on: 22/36 on the session's first commit and at its end.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ BARS = {
     "follow_ups_blind19.jsonl": 0.75,
     "follow_ups_blind20.jsonl": 0.75,
     "follow_ups_blind21.jsonl": 0.6,
+    "follow_ups_blind22.jsonl": 0.55,
 }
 
 
