@@ -244,6 +244,9 @@ def test_what_people_use_for_a_task_is_answered_not_declined_as_an_unknown_name(
         # "compare to" after a measurement reports it: a problem, not two things set side by side.
         ("distributed training speed slow down compare to one node", False),
         ("throughput is low compare with the single GPU run", False),
+        # A "vs" inside parentheses is an aside on what is asked, not two things set side by side.
+        ("is there a way to see which transport NCCL picked (IB vs sockets)?", False),
+        ("NCCL vs RCCL (for AMD)?", True),
     ],
 )
 def test_compare_asks_only_as_a_request(question: str, compares: bool) -> None:

@@ -105,7 +105,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # one node" reports a measurement.
             r"\bhow\b[^.?!]{0,60}\bcompares?\b|(?:^|[.?!:]\s*|\b(?:please|can you|could you|let's|lets)\s+)compare\b"
             r"|\bcompare\s+(?!to\b|with\b)\w+"
-            r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)"
+            # Nor does a "vs" inside parentheses, an aside on what a question asks ("which NCCL
+            # transport is used (IB vs socket)?").
+            r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
             r"|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
             _I,
         ),
