@@ -247,6 +247,8 @@ def test_what_people_use_for_a_task_is_answered_not_declined_as_an_unknown_name(
         # A "vs" inside parentheses is an aside on what is asked, not two things set side by side.
         ("is there a way to see which transport NCCL picked (IB vs sockets)?", False),
         ("NCCL vs RCCL (for AMD)?", True),
+        ("how is Kueue different from Volcano?", True),
+        ("how are RoCE and InfiniBand different than each other?", True),
     ],
 )
 def test_compare_asks_only_as_a_request(question: str, compares: bool) -> None:

@@ -108,7 +108,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # Nor does a "vs" inside parentheses, an aside on what a question asks ("which NCCL
             # transport is used (IB vs socket)?").
             r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
-            r"|\bdiffer(s)?\s+from\b|\bor\b.+\bwhich\s+(is|one)\b",
+            r"|\bdiffer(s)?\s+from\b|\bhow\s+(?:is|are|does|do)\b[^.?!]{1,60}\bdifferent\s+(?:from|than|to)\b"
+            r"|\bor\b.+\bwhich\s+(is|one)\b",
             _I,
         ),
     ),
