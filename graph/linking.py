@@ -315,6 +315,8 @@ def _other_words(typed: str, name: str, common: frozenset[str]) -> bool:
     if typed.replace(" ", "") == name.replace(" ", "").replace("-", ""):
         return False
     named = [_singular(n) for n in name.replace("-", " ").split()]
+    if any(len(w) <= 2 and w not in named for w in words):
+        return True  # "to size" is no slip of "tp size": a two-letter word is too short to mistype
     return any(min(OSA.distance(_singular(w), n) for n in named) > 1 for w in words if w not in STOPWORDS)
 
 

@@ -1611,6 +1611,20 @@ def test_why_asked_of_it_for_a_named_purpose_is_about_it(engine: Engine) -> None
     assert "Training: application" not in why.answer, why.answer
 
 
+def test_a_two_letter_word_is_no_slip_of_a_name(engine: Engine) -> None:
+    """ "to size" is one letter from the name "tp size", but a two-letter word is too short to
+    mistype: the question names no tensor_parallel_size. Longer slips still read as the name."""
+
+    def named(question: str) -> set[str]:
+        return {m.iri.rsplit("/", 1)[-1] for m in Question.parse(engine, question).mentions}
+
+    assert "param-tensor-parallel-size" not in named(
+        "what's the recommended way to size a GPU cluster's network?"
+    )
+    assert "param-tensor-parallel-size" in named("what does tp size do in vllm?")
+    assert "nvlink" in named("how do I check NVLnik between GPUs?")
+
+
 def test_a_remark_that_asks_nothing_carries_the_report_on(semantic_engine: Engine) -> None:
     """A turn that asks nothing and names nothing, in the graph's own words, is more detail on the
     report under way: read with it, the conversation keeps its subject, and the question after it
