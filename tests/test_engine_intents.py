@@ -446,7 +446,7 @@ def test_triage_walk(engine: Engine) -> None:
 @pytest.mark.parametrize(
     "question",
     [
-        "in which order do I look at things when latency goes up?",
+        "what's the order to look at things when latency goes up?",
         "what's the order to check stuff when our p99 latency increased?",
     ],
 )
@@ -479,7 +479,9 @@ def test_a_finding_after_a_triage_tree_is_its_branch(semantic_engine: Engine) ->
     from stackgraph.graph.conversation import Conversation
 
     conversation = Conversation()
-    tree = semantic_engine.ask("in what order should we debug a bad answer from our RAG app?", conversation)
+    tree = semantic_engine.ask(
+        "what's the order to check things when our RAG app gives a bad answer?", conversation
+    )
     assert tree.intent == "triage", tree.answer
     branch = semantic_engine.ask(
         "and if the right doc was in the context but the model ignored it?", conversation

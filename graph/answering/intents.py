@@ -90,9 +90,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         TRIAGE,
         re.compile(
             r"\btriage\b|\bwalk me through\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b"
-            # "what's the order to check things when ...", "in what order should I look at ...".
-            r"|\border\s+(?:to|in\s+which\s+to|for)\s+(?:check|look|investigate|debug|troubleshoot|diagnose)"
-            r"|\bin\s+(?:what|which)\s+order\b",
+            # "what's the order to check things when ...": the tree of the symptom named. ("In what
+            # order do I check ..." is answered by the diagnostic order the graph states, a list.)
+            r"|\border\s+(?:to|in\s+which\s+to|for)\s+(?:check|look|investigate|debug|troubleshoot|diagnose)",
             _I,
         ),
     ),
