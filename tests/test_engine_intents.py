@@ -474,6 +474,15 @@ def test_a_decision_tree_asked_between_suspects_is_triage_not_a_comparison() -> 
     assert intents.detect("storage vs network: which matters more for training?").intent == intents.COMPARE
 
 
+def test_the_order_asked_from_a_later_step_of_a_tree_is_the_whole_order(semantic_engine: Engine) -> None:
+    """The RAG tree's later questions hang off the branch before them (``sg:nextStep``): asked
+    for the order to debug a bad RAG answer, whose words are nearest its last branch, the answer
+    walks up to the whole order, not that one branch's owner."""
+    answer = semantic_engine.ask("what's the order to debug a bad answer from our RAG app?")
+    assert not answer.answer.startswith("Bad RAG answer: present in context"), answer.answer
+    assert "retrieved at all" in answer.answer, answer.answer
+
+
 def test_a_finding_after_a_triage_tree_is_its_branch(semantic_engine: Engine) -> None:
     """ "And if ...?" after a tree asks which branch the finding lands on, not for the tree again."""
     from stackgraph.graph.conversation import Conversation

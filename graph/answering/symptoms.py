@@ -611,18 +611,26 @@ def _merge(*lists: list[tuple[str, float]]) -> list[tuple[str, float]]:
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+#: The most steps and branches walked up from a node to the symptom whose tree holds it.
+TREE_DEPTH = 8
+
+
 def _triaged(ctx: Context, iri: str) -> str:
     """The symptom whose triage tree holds ``iri`` (a step, or a branch of one), else ``iri``:
     "in which order do I look at things when latency goes up?" is nearest the latency tree's
     first step, and the tree to walk is its symptom's."""
-    for _ in range(2):
+    start = iri
+    for _ in range(TREE_DEPTH):
         if ctx.facts(iri).iris(SG.triage):
             return iri
-        parents = ctx.facts(iri).incoming(SG.triage) or ctx.facts(iri).incoming(SG.branch)
+        facts = ctx.facts(iri)
+        # Up from a branch to its step, from a step to the symptom (or to the branch whose answer
+        # led to it: the RAG tree's later questions hang off the branch before them).
+        parents = facts.incoming(SG.triage) or facts.incoming(SG.branch) or facts.incoming(SG.nextStep)
         if not parents:
-            return iri
+            return start
         iri = parents[0]
-    return iri
+    return start
 
 
 def triage_overview(ctx: Context) -> Answer | None:
