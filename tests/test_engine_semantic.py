@@ -69,6 +69,8 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         "our android app crashes on launch after upgrading the kotlin gradle plugin",
         "our sql query joining three tables got slow after the table grew, should I add an index on the foreign key column",
         "the lets encrypt certificate for our dashboard domain never renews, the acme order stays invalid",
+        # A JVM's heap is no GPU's memory, however much "out of memory" the question says.
+        "how do I raise the JVM heap for our Spring Boot service running on kubernetes?",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
