@@ -1601,6 +1601,19 @@ def test_why_a_problem_with_no_cause_happens_is_the_reason_behind_its_fixes(sema
     assert "default failure" in why.answer or "non-deterministic" in why.answer, why.answer
 
 
+def test_why_a_problem_with_a_cause_happens_is_its_cause_not_a_practice_sharing_a_word(
+    engine: Engine,
+) -> None:
+    """ "Why does that happen?" after NoValidHost shares only "happen" with a practice about tool
+    endpoints ("...that happens to have a model as its client"), which neither applies to nor
+    fixes NoValidHost: the answer is the problem's cause."""
+    conversation = Conversation()
+    engine.ask("NoValidHost when booting GPU VMs but the hypervisors look empty", conversation)
+    why = engine.ask("why does that happen?", conversation)
+    assert "control plane state" in why.answer, why.answer
+    assert "Treat every tool as an authenticated API endpoint" not in why.answer, why.answer
+
+
 def test_why_asked_of_it_for_a_named_purpose_is_about_it(engine: Engine) -> None:
     """ "Why would I want it for training?" after NVMe-oF asks why NVMe-oF: "training" says what
     for, and a sentence about training is no answer."""

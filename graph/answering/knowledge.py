@@ -254,6 +254,18 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...], fixes: bool = False) 
 def why(ctx: Context) -> Answer | None:
     choice = _best_reasoned(ctx, ("DesignChoice", "Practice"), fixes=True)
     problems = ctx.of_type("Symptom", "TriageBranch", "Cause")
+    if (
+        choice is not None
+        and problems
+        and ctx.from_conversation
+        and choice.how == "lexical"
+        and len(_shared(ctx, choice.iri)) < 2
+        and not _bears_on(ctx, choice.iri, problems)
+    ):
+        # "Why does that happen?" after NoValidHost: a practice found by one shared word
+        # ("happens") that neither applies to nor fixes the problem is no reason for it; the
+        # problem's causes are.
+        choice = None
     if choice is None or (problems and choice.how == "lexical" and choice.score < 0.6):
         if problems:
             from stackgraph.graph.answering.symptoms import owner_of_symptom
@@ -270,6 +282,19 @@ def why(ctx: Context) -> Answer | None:
     if passage and choice.how != "exact" and passage[2] > choice.score + 0.15:
         return best_sentence(ctx)  # the reason is said of something that is no practice
     return explain_reasoned(ctx, choice, intents.WHY)
+
+
+def _shared(ctx: Context, iri: str) -> set[str]:
+    """The question's terms found in the entity's names or sentences."""
+    doc = ctx.engine.lexical.docs.get(iri)
+    return set(ctx.parsed.terms) & (doc.name_terms | doc.text_terms) if doc else set()
+
+
+def _bears_on(ctx: Context, iri: str, problems: list[Candidate]) -> bool:
+    """Whether a practice or design choice applies to or fixes one of ``problems``."""
+    facts = ctx.facts(iri)
+    linked = set(facts.iris(SG.appliesTo)) | set(facts.iris(SG.mitigates))
+    return bool(linked & {p.iri for p in problems})
 
 
 def _best_passage(ctx: Context) -> tuple[str, str, float] | None:
