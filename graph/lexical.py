@@ -215,11 +215,15 @@ class LexicalIndex:
         """The share (by weight) of the text's words found in the entity's names or sentences:
         low when the text is mostly about something else ("train my dog to sit")."""
         query_terms = set(terms(text))
-        doc = self.docs.get(iri)
-        if doc is None or not query_terms:
+        if iri not in self.docs or not query_terms:
             return 0.0
-        found = query_terms & (doc.name_terms | doc.text_terms)
+        found = self.shared_terms(query_terms, iri)
         return math.fsum(self.weight(t) for t in found) / math.fsum(self.weight(t) for t in query_terms)
+
+    def shared_terms(self, query_terms: Iterable[str], iri: str) -> set[str]:
+        """The query's terms found in the entity's names or sentences."""
+        doc = self.docs.get(iri)
+        return set(query_terms) & (doc.name_terms | doc.text_terms) if doc else set()
 
     def is_boilerplate(self, text: str) -> bool:
         """Whether a sentence is shared by several entities (a section's general remark)."""

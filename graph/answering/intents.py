@@ -395,9 +395,9 @@ def asks_bare_why(question: str) -> bool:
 
 
 #: "which engine flag?", "what setting decides ...", "which knob?": a configuration setting asked for.
-_SETTING = re.compile(
-    r"\b(?:flags?|settings?|knobs?|parameters?|params?|options?|config(?:uration)?s?)\b", _I
-)
+#: The nouns that ask for a configuration setting, each also said in the plural.
+SETTING_WORDS = ("flag", "setting", "knob", "parameter", "param", "option", "config", "configuration")
+_SETTING = re.compile(r"\b(?:" + "|".join(SETTING_WORDS) + r")s?\b", _I)
 
 
 def asks_for_setting(question: str) -> bool:

@@ -232,8 +232,7 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...], fixes: bool = False) 
     # conversation is about ("why does that happen?" after a runaway agent loop), rank first
     # among close scores.
     for iri in list(scores):
-        applies = set(ctx.facts(iri).iris(SG.appliesTo)) | set(ctx.facts(iri).iris(SG.mitigates))
-        if applies & named_iris:
+        if _applies_or_fixes(ctx, iri) & named_iris:
             scores[iri] += 0.25
     if not scores:
         return None
@@ -259,7 +258,7 @@ def why(ctx: Context) -> Answer | None:
         and problems
         and ctx.from_conversation
         and choice.how == "lexical"
-        and len(_shared(ctx, choice.iri)) < 2
+        and len(ctx.engine.lexical.shared_terms(ctx.parsed.terms, choice.iri)) < 2
         and not _bears_on(ctx, choice.iri, problems)
     ):
         # "Why does that happen?" after NoValidHost: a practice found by one shared word
@@ -284,17 +283,15 @@ def why(ctx: Context) -> Answer | None:
     return explain_reasoned(ctx, choice, intents.WHY)
 
 
-def _shared(ctx: Context, iri: str) -> set[str]:
-    """The question's terms found in the entity's names or sentences."""
-    doc = ctx.engine.lexical.docs.get(iri)
-    return set(ctx.parsed.terms) & (doc.name_terms | doc.text_terms) if doc else set()
+def _applies_or_fixes(ctx: Context, iri: str) -> set[str]:
+    """What a practice or design choice applies to (``sg:appliesTo``) or fixes (``sg:mitigates``)."""
+    facts = ctx.facts(iri)
+    return set(facts.iris(SG.appliesTo)) | set(facts.iris(SG.mitigates))
 
 
 def _bears_on(ctx: Context, iri: str, problems: list[Candidate]) -> bool:
     """Whether a practice or design choice applies to or fixes one of ``problems``."""
-    facts = ctx.facts(iri)
-    linked = set(facts.iris(SG.appliesTo)) | set(facts.iris(SG.mitigates))
-    return bool(linked & {p.iri for p in problems})
+    return bool(_applies_or_fixes(ctx, iri) & {p.iri for p in problems})
 
 
 def _best_passage(ctx: Context) -> tuple[str, str, float] | None:

@@ -617,13 +617,13 @@ TREE_DEPTH = 8
 
 def _triaged(ctx: Context, iri: str) -> str:
     """The symptom whose triage tree holds ``iri`` (a step, or a branch of one), else ``iri``:
-    "in which order do I look at things when latency goes up?" is nearest the latency tree's
+    "what's the order to look at things when latency goes up?" is nearest the latency tree's
     first step, and the tree to walk is its symptom's."""
     start = iri
     for _ in range(TREE_DEPTH):
-        if ctx.facts(iri).iris(SG.triage):
-            return iri
         facts = ctx.facts(iri)
+        if facts.iris(SG.triage):
+            return iri
         # Up from a branch to its step, from a step to the symptom (or to the branch whose answer
         # led to it: the RAG tree's later questions hang off the branch before them).
         parents = facts.incoming(SG.triage) or facts.incoming(SG.branch) or facts.incoming(SG.nextStep)

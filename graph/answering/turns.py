@@ -296,11 +296,7 @@ def conversation_model(engine: Engine, conversation: Conversation) -> str | None
 
 
 #: The stems of the words that ask for a configuration setting (``intents.asks_for_setting``).
-_SETTING_STEMS = frozenset(
-    terms(
-        "flag flags setting settings knob knobs parameter parameters param params option options config configuration"
-    )
-)
+_SETTING_STEMS = frozenset(t for word in intents.SETTING_WORDS for t in terms(f"{word} {word}s"))
 
 
 def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:
