@@ -305,3 +305,23 @@ def test_a_question_saying_mostly_words_the_graph_never_uses_is_no_surer_than_a_
     )
     assert not styling.answered and "web front-end" in styling.answer, styling.answer
     assert semantic_engine.ask("what does grafana show on its dashboards?").answered
+
+
+def test_a_described_problem_is_the_one_both_words_and_meaning_favour(semantic_engine: Engine) -> None:
+    """A report described but not named goes to the problem its words and its meaning agree on:
+    "CUDA error: uncorrectable ECC error" is nearest in meaning to CUDA OOM (both a CUDA error),
+    but its words are the uncorrected ECC errors' cause."""
+    report = (
+        "RuntimeError: CUDA error: uncorrectable ECC error encountered ### System Info PyTorch "
+        "version: 2.0.1 CUDA used to build PyTorch: 11.8 OS: Ubuntu 20.04.6 LTS Nvidia driver "
+        "Version: 520.61.05 GPU models and configuration: NVIDIA A100 80GB PCIe ### Error logs "
+        "Training Epoch: 0: 0%| | 0/388 Traceback (most recent call last): loss = "
+        "model(**batch).loss RuntimeError: CUDA error: uncorrectable ECC error encountered"
+    )
+    answer = semantic_engine.ask(report)
+    assert answer.answer.startswith("Uncorrected ECC errors"), answer.answer
+    # One stray shared word is no overlap: clocks sagging with "zero errors" is a slow node.
+    slow = semantic_engine.ask(
+        "gpus run fine for the first hour then clocks sag and step time creeps up, zero errors anywhere"
+    )
+    assert "ECC" not in slow.answer.split(".")[0], slow.answer

@@ -19,6 +19,7 @@ from stackgraph.graph.answering.context import (
     Context,
 )
 from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
+from stackgraph.graph.answering.passages import SEMANTIC_WEIGHT
 from stackgraph.graph.answering.remedies import fixes_for, fixes_of_problem
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, one_line, sentence, unsaid
 from stackgraph.graph.lexical import terms
@@ -179,6 +180,9 @@ def _branch_score(
 
 #: Least word-overlap or cosine for a described problem to count as the one the question reports.
 DESCRIBED_PROBLEM_MIN = 0.45
+#: Word overlap below which a described problem's words are noise to the choice among problems
+#: ("zero errors anywhere" shares one word with uncorrected ECC errors).
+WORDS_COUNT = 0.25
 
 
 def described_problem(ctx: Context) -> Candidate | None:
@@ -187,10 +191,20 @@ def described_problem(ctx: Context) -> Candidate | None:
     scores = dict(lexical)
     for iri, score in semantic:
         scores[iri] = max(scores.get(iri, 0.0), score)
-    if not scores:
+    eligible = [iri for iri, score in scores.items() if score >= DESCRIBED_PROBLEM_MIN]
+    if not eligible:
         return None
-    iri, score = max(scores.items(), key=lambda kv: (kv[1], kv[0]))
-    return Candidate(iri, score, "described") if score >= DESCRIBED_PROBLEM_MIN else None
+    # Among the eligible, the one both measures favour: "CUDA error: uncorrectable ECC error" is
+    # nearest in meaning to CUDA OOM (both "CUDA error"), but its words are the ECC cause's.
+    by_words = {iri: score for iri, score in lexical if score >= WORDS_COUNT}
+    by_meaning = dict(semantic)
+    floor = min(by_meaning.values(), default=0.0)
+    fused = {
+        iri: (1 - SEMANTIC_WEIGHT) * by_words.get(iri, 0.0) + SEMANTIC_WEIGHT * by_meaning.get(iri, floor)
+        for iri in eligible
+    }
+    iri = max(eligible, key=lambda i: (fused[i], scores[i], i))
+    return Candidate(iri, scores[iri], "described")
 
 
 def owner_of_symptom(ctx: Context) -> Answer | None:
