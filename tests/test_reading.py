@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from stackgraph.graph.answering import turns
 from stackgraph.graph.answering.question import Question, ruled_out_terms
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
@@ -1652,6 +1653,30 @@ def test_a_remark_that_asks_nothing_carries_the_report_on(semantic_engine: Engin
     assert remark.answered and remark.context is not None, remark.answer
     asked = semantic_engine.ask("so why isn't that request cap enough?", conversation)
     assert asked.answered and asked.context == remark.context, (asked.context, asked.answer)
+
+
+def test_a_statement_after_a_statement_is_more_of_the_same_report(semantic_engine: Engine) -> None:
+    """Two turns that ask nothing are one report told in two goes, whatever the second names: the
+    low GPU utilization said after a slow first token is no vLLM memory setting to define, so the
+    question after them asks what is behind the slow first token."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "time to first token on the RAG chat endpoint sits near 5 seconds, after that tokens stream quickly",
+        conversation,
+    )
+    semantic_engine.ask("GPU utilization looks low the whole time", conversation)
+    asked = semantic_engine.ask("what's usually behind that pattern?", conversation)
+    assert asked.context and "first-token" in asked.context, asked.context
+    assert "index lookup" in asked.answer and "chunking" in asked.answer, asked.answer
+    # A finding that rules some branches out leaves them out of what comes next.
+    conversation = Conversation()
+    semantic_engine.ask("chat latency doubled since tuesday", conversation)
+    semantic_engine.ask("trace shows retrieval and queueing flat, its all generation time", conversation)
+    causes = semantic_engine.ask("ok what usually causes that?", conversation)
+    assert "generation" in causes.answer.split(".")[0], causes.answer
+    # A question asks, with or without its question mark; a statement does not.
+    assert not turns.states("how do I check it") and not turns.states("ok so which layer owns it")
+    assert turns.states("no errors, it just hasn't started")
 
 
 def test_a_remark_with_words_from_elsewhere_is_no_detail_of_the_report(semantic_engine: Engine) -> None:

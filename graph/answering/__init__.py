@@ -41,7 +41,7 @@ from stackgraph.graph.answering.context import (
     names_holding,
 )
 from stackgraph.graph.answering.evidence import Evidence
-from stackgraph.graph.answering.question import Question
+from stackgraph.graph.answering.question import Question, ruled_out_terms
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.answering.turns import (
     about_the_declined,
@@ -395,9 +395,23 @@ def _answer(
         # what a check found, read as part of the report it carries on, as if said in one go.
         carried, _ = _answer(engine, report, None, intent)
         if carried.answered:
-            # The answer is about the problem the finding narrows, not the check that found it:
-            # the problem leads its entities, so "which layers own that?" next asks about it.
-            entities = sorted(carried.entities, key=lambda e: e.iri not in engine.problems)
+            # The answer to a finding is about the problem it narrows, not the check that found
+            # it: the problem leads its entities, so "which layers own that?" next asks about it.
+            # More detail is still about the problem under way ("GPU utilization stays low" after
+            # a slow first token is no question about TTFT). Neither is about what the report
+            # found fine: after "retrieval and queueing flat", the retrieval branch its answer
+            # lists is no subject of "what usually causes that?".
+            finding = intents.reports_a_finding(parsed.text)
+            under_way = conversation.focus if conversation.focus in engine.problems and not finding else None
+            fine = ruled_out_terms(report)
+            entities = sorted(
+                carried.entities,
+                key=lambda e: (
+                    e.iri != under_way,
+                    finding and e.iri not in engine.problems,
+                    symptoms.checked(engine, e.iri, fine),
+                ),
+            )
             carried = replace(carried, entities=tuple(entities), question=text)
             return _about(engine, carried, conversation.focus), parsed
     linked = link(engine, parsed)

@@ -154,7 +154,11 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         OWNER,
         re.compile(
-            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho (?:\w+ly )?owns?\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat (?:\w+ly )?(?:causes|could cause|might cause|would cause)\b|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
+            r"\bwhich layer owns\b|\bwhat layer owns\b|\bwho (?:\w+ly )?owns?\b|\bowns? (it|this)\b|\blikely cause\b|\bwhat (?:\w+ly )?(?:causes|could cause|might cause|would cause)\b"
+            # "what's usually behind that pattern?" asks for a cause; "what's behind the gateway?"
+            # for what comes after it in the request flow.
+            r"|\bwhat(?:'s|s|\s+is|\s+are)\s+(?:\w+ly|often|likely)\s+behind\b"
+            r"|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
             _I,
         ),
     ),

@@ -87,10 +87,10 @@ def _next_unchecked(ctx: Context, iri: str) -> str | None:
     but the dataloader is NOT it" has checked the first question of the tree (data loading), so
     the next one (collectives) is where to look. None when the report rules out no branch."""
     branches = triage_branches(ctx.engine, iri)
-    checked = [_checked(ctx.engine, b, ctx.parsed.ruled_out) for b in branches]
-    if not any(checked):
+    done = [checked(ctx.engine, b, ctx.parsed.ruled_out) for b in branches]
+    if not any(done):
         return None
-    return next((b for b, done in zip(branches, checked, strict=True) if not done), None)
+    return next((b for b, found_fine in zip(branches, done, strict=True) if not found_fine), None)
 
 
 def triage_branches(engine: Engine, symptom: str) -> list[str]:
@@ -101,7 +101,7 @@ def triage_branches(engine: Engine, symptom: str) -> list[str]:
     return sorted(found, key=lambda b: engine.positions.get(b, 99))
 
 
-def _checked(engine: Engine, branch: str, ruled_out: frozenset[str]) -> bool:
+def checked(engine: Engine, branch: str, ruled_out: frozenset[str]) -> bool:
     """Whether what was found fine names the branch: its answer, its conclusion or any of its
     names ("dataloader bottleneck"; "so not the fabric" for collectives, which conclude in it)."""
     if not ruled_out:
@@ -122,12 +122,12 @@ def next_in_triage(engine: Engine, focus: str, ruled_out: frozenset[str]) -> str
         symptoms = [s for s in sorted(engine.problems) if focus in triage_branches(engine, s)]
     for symptom in symptoms:
         branches = triage_branches(engine, symptom)
-        if focus not in branches and not any(_checked(engine, b, ruled_out) for b in branches):
+        if focus not in branches and not any(checked(engine, b, ruled_out) for b in branches):
             # Nothing looked at yet: "the right doc WAS retrieved but ranked too low, now what?"
             # asks what to do about a finding, which the question's own words say.
             continue
         after = branches[branches.index(focus) + 1 :] if focus in branches else branches
-        found = next((b for b in after if not _checked(engine, b, ruled_out)), None)
+        found = next((b for b in after if not checked(engine, b, ruled_out)), None)
         if found is not None:
             return found
     return None
