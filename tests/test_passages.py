@@ -1215,6 +1215,23 @@ def test_a_setting_asked_for_is_named_before_the_technique_it_switches_on(semant
     assert not intents.asks_for_setting("what is chunked prefill?")
 
 
+def test_a_thing_to_turn_up_or_down_is_a_setting_asked_for(semantic_engine: Engine) -> None:
+    """ "which timeout should I bump?" names no setting word, but what one bumps, raises or tunes
+    is a setting: after a report of 504s on long completions it asks for the gateway's read
+    timeout, rather than standing alone (and declined)."""
+    from stackgraph.graph.answering import intents
+
+    assert intents.asks_for_setting("which timeout should I bump?")
+    assert intents.asks_for_setting("what limit do we raise first")
+    assert not intents.asks_for_setting("which layer should I check first?")
+    conversation = Conversation()
+    semantic_engine.ask(
+        "long chat completions die with HTTP 504 at the gateway, the short ones finish fine", conversation
+    )
+    bump = semantic_engine.ask("which timeout should I raise?", conversation)
+    assert bump.answered and "proxy_read_timeout" in bump.answer, bump.answer
+
+
 def test_a_supplement_never_restates_what_the_answer_rests_on(semantic_engine: Engine) -> None:
     """The statements added to an answer say what it leaves out: not the likely cause it gave
     already, nor its checks in other words ("Where to look: nccl-tests, switch telemetry" after

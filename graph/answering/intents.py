@@ -401,7 +401,14 @@ def asks_bare_why(question: str) -> bool:
 #: "which engine flag?", "what setting decides ...", "which knob?": a configuration setting asked for.
 #: The nouns that ask for a configuration setting, each also said in the plural.
 SETTING_WORDS = ("flag", "setting", "knob", "parameter", "param", "option", "config", "configuration")
-_SETTING = re.compile(r"\b(?:" + "|".join(SETTING_WORDS) + r")s?\b", _I)
+_SETTING = re.compile(
+    r"\b(?:" + "|".join(SETTING_WORDS) + r")s?\b"
+    # "which timeout should I bump?", "what limit do we raise?": a thing to turn up or down is a
+    # setting, whatever it is called.
+    r"|\b(?:which|what)\s+\w+\s+(?:should|do|can|could|would|must)\s+(?:i|we|you)\s+(?:bump|raise|increase"
+    r"|lower|decrease|reduce|tune|set|change|adjust|tweak|turn\s+(?:up|down))\b",
+    _I,
+)
 
 
 def asks_for_setting(question: str) -> bool:
