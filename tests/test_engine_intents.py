@@ -160,6 +160,31 @@ def test_vs_between_two_measurements_compares_no_things() -> None:
     assert detect("step time 30 ms vs 120 ms on the second rack").intent != COMPARE
 
 
+def test_what_things_pointed_at_are_called_asks_for_their_names(semantic_engine: Engine) -> None:
+    """ "what are those planes called?" after the model's three planes asks for them by name, as
+    "what are the planes of the nine-layer model?" does; not for the model's definition again."""
+    from stackgraph.graph.answering.intents import LIST, detect
+    from stackgraph.graph.conversation import Conversation
+
+    assert detect("what are those planes called?").intent == LIST
+    assert detect("what are its layers named").intent == LIST
+    conversation = Conversation()
+    semantic_engine.ask("the nine-layer model arranges its layers in three planes", conversation)
+    names = semantic_engine.ask("what are those planes called?", conversation)
+    assert "Workload plane" in names.answer and "Software runtime" in names.answer, names.answer
+
+
+def test_two_things_benchmarked_against_each_other_are_compared(engine: Engine) -> None:
+    from stackgraph.graph.answering.intents import COMPARE, detect
+
+    assert detect("we're benchmarking SGLang against vLLM for a new chat product").intent == COMPARE
+    assert detect("weighing RoCE against InfiniBand for the new hall").intent == COMPARE
+    # Measured against a target is no comparison of two things.
+    assert detect("we benchmark every release before rollout").intent != COMPARE
+    answer = engine.ask("we're benchmarking SGLang against vLLM for a new chat product")
+    assert "SGLang" in answer.answer and "vLLM" in answer.answer and "L2" in answer.answer, answer.answer
+
+
 @pytest.mark.parametrize(
     ("question", "asks"),
     [

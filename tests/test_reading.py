@@ -1636,6 +1636,8 @@ def test_a_two_letter_word_is_no_slip_of_a_name(engine: Engine) -> None:
         "what's the recommended way to size a GPU cluster's network?"
     )
     assert "param-tensor-parallel-size" in named("what does tp size do in vllm?")
+    # A product of a family the seeds name is that family: an MI300 is of the AMD MI-series.
+    assert "amd-mi-series" in named("we're adding TPU nodes next to our H100 and MI300 boxes")
     assert "nvlink" in named("how do I check NVLnik between GPUs?")
 
 
@@ -1677,6 +1679,15 @@ def test_a_statement_after_a_statement_is_more_of_the_same_report(semantic_engin
     # A question asks, with or without its question mark; a statement does not.
     assert not turns.states("how do I check it") and not turns.states("ok so which layer owns it")
     assert turns.states("no errors, it just hasn't started")
+
+
+def test_the_argument_for_something_pointed_at_is_asked_of_it(semantic_engine: Engine) -> None:
+    """ "the main argument for that design" asks for the case for the thing pointed at, as "the
+    reason for it" does: "argument" is no thing of its own that the graph lacks."""
+    conversation = Conversation()
+    semantic_engine.ask("we're moving the GPU racks to a leaf-spine fabric", conversation)
+    asked = semantic_engine.ask("what's the main argument for that design?", conversation)
+    assert asked.answered and "non-blocking" in asked.answer, asked.answer
 
 
 def test_a_remark_with_words_from_elsewhere_is_no_detail_of_the_report(semantic_engine: Engine) -> None:

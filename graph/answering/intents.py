@@ -108,6 +108,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # Nor does a "vs" inside parentheses, an aside on what a question asks ("which NCCL
             # transport is used (IB vs socket)?").
             r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
+            # "we're benchmarking SGLang against vLLM": two things measured side by side.
+            r"|\b(?:benchmark(?:s|ed|ing)?|weigh(?:s|ed|ing)?|pitt(?:ed|ing))\s+[\w.-]+\s+against\s+\w"
             r"|\bdiffer(s)?\s+from\b|\bhow\s+(?:is|are|does|do)\b[^.?!]{1,60}\bdifferent\s+(?:from|than|to)\b"
             r"|\bor\b.+\bwhich\s+(is|one)\b",
             _I,
@@ -167,7 +169,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(what|which)\s+(\w+\s+){0,3}(are|is)\s+(in|on|part of|inside|at)\b|"
             + _LIST_ASKED
-            + r"|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
+            + r"|\bwhat else\b|\bwhich\b.+\b(does|do)\s+the\s+(stack|graph|model|glossary)\s+(mention|name|list|include)\b|\bwhat (\w+\s+){0,2}(are there|exist)\b|\bexamples of\b|\bmembers of\b|\bwhat (lives|runs|sits|belongs) (in|at|on)\b|\b(which|what)\b.+\b(are|is)\s+(mentioned|named|listed|covered|included|described)\b|\b(which|what) (kinds|types|sorts) of\b|\bname (the|all|some)\b|^\s*(what|which) are the\b|\bwhat\s+(?:are|were)\s+(?:those|these|its|their)\s+(?:\w+\s+){1,2}(?:called|named)\b|\bwhat (\w+\s+){1,2}(does|do)\s+.+\s+(have|offer|include|support)\b",
             _I,
         ),
     ),
