@@ -1636,6 +1636,8 @@ def test_a_two_letter_word_is_no_slip_of_a_name(engine: Engine) -> None:
         "what's the recommended way to size a GPU cluster's network?"
     )
     assert "param-tensor-parallel-size" in named("what does tp size do in vllm?")
+    # What RAG products call their indexed documents is RAG's corpus: a knowledge base.
+    assert "rag" in named("my PDFs are in the knowledge base but the chatbot says it can't find them")
     # A product of a family the seeds name is that family: an MI300 is of the AMD MI-series.
     assert "amd-mi-series" in named("we're adding TPU nodes next to our H100 and MI300 boxes")
     assert "nvlink" in named("how do I check NVLnik between GPUs?")
