@@ -325,3 +325,13 @@ def test_a_described_problem_is_the_one_both_words_and_meaning_favour(semantic_e
         "gpus run fine for the first hour then clocks sag and step time creeps up, zero errors anywhere"
     )
     assert "ECC" not in slow.answer.split(".")[0], slow.answer
+
+
+def test_a_statement_saying_every_word_of_a_short_question_may_stand_alone(semantic_engine: Engine) -> None:
+    """Terse sentences sit apart in meaning from a question in other words: GGUF's "a
+    quantization format: shrinks 16-bit weights" says every word the graph uses of "what formats
+    could we use to shrink a 70B model?", and answers it. A question sharing those words by chance
+    is still far in meaning from it, and declined."""
+    shrink = semantic_engine.ask("what formats could we use to shrink a 70B model?")
+    assert shrink.answered and "GGUF" in shrink.answer.split(":")[0], shrink.answer
+    assert not semantic_engine.ask("how do I format and shrink a disk partition?").answered

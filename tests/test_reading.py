@@ -1692,6 +1692,15 @@ def test_the_argument_for_something_pointed_at_is_asked_of_it(semantic_engine: E
     assert asked.answered and "non-blocking" in asked.answer, asked.answer
 
 
+def test_a_turn_saying_only_what_is_asked_leans_on_the_conversation(semantic_engine: Engine) -> None:
+    """ "what's the usual culprit?" names no subject: its words only say what is asked of one (a
+    cause), so it asks about the problem under way, not about a thing called a culprit."""
+    conversation = Conversation()
+    semantic_engine.ask("our container dies right at startup on the brand new GPU nodes", conversation)
+    culprit = semantic_engine.ask("what's the usual culprit?", conversation)
+    assert culprit.answered and "Driver/CUDA version mismatch" in culprit.answer, culprit.answer
+
+
 def test_a_remark_with_words_from_elsewhere_is_no_detail_of_the_report(semantic_engine: Engine) -> None:
     conversation = Conversation()
     semantic_engine.ask("all-reduce got slow on our 8 node job", conversation)

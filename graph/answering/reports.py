@@ -84,6 +84,11 @@ ALONE_SEMANTIC = 0.37
 #: How far down the ranking a passage that stands alone may be found when the best one does not
 #: (it must also score within ``CLOSE_SHARE`` of the best).
 ALONE_RUNNERS = 3
+#: Word match from which a passage says every word of the question the graph uses, in at least
+#: ``SAYS_ALL_WORDS`` words; it may then stand alone from ``SAYS_ALL_SEMANTIC`` in meaning.
+SAYS_ALL = 0.9
+SAYS_ALL_WORDS = 2
+SAYS_ALL_SEMANTIC = 0.3
 #: Distinct words of the question the best passage must contain to answer alone whatever its
 #: cosine (no question outside the graph, in any evaluation set, shares more than one).
 ALONE_WORDS = 3
@@ -196,7 +201,11 @@ def _stands_alone(ctx: Context, hit: Hit, use_semantic: bool) -> bool:
     # Meaning decides when it was measured, a cosine of zero or below included ("how tall is
     # Mount Everest?" shares "mount" with "CSI mounts storage" and nothing of its meaning).
     if use_semantic and ctx.engine.passages.semantic(ctx.question) is not None:
-        return hit.semantic >= ALONE_SEMANTIC
+        # Or nearly so, by a statement that says every word of the question the graph uses, in
+        # two or more words: "what formats could we use to shrink a 70B model?" is GGUF's "a
+        # quantization format: shrinks 16-bit weights", though terse sentences sit apart in meaning.
+        said_all = hit.lexical >= SAYS_ALL and len(shared_words(ctx, hit)) >= SAYS_ALL_WORDS
+        return hit.semantic >= ALONE_SEMANTIC or (said_all and hit.semantic >= SAYS_ALL_SEMANTIC)
     # Without the model, coverage counts only the graph's words: ordinary words it never uses
     # ("how do I learn to paint?") say the question is about something else.
     return (

@@ -19,7 +19,7 @@ from stackgraph.graph.answering import intents, symptoms
 from stackgraph.graph.answering.context import OUTSIDE_AREA, Candidate
 from stackgraph.graph.answering.question import Question, foreign_word, ruled_out_terms
 from stackgraph.graph.conversation import Conversation
-from stackgraph.graph.lexical import terms
+from stackgraph.graph.lexical import relational_words, terms
 from stackgraph.graph.linking import STOPWORDS
 from stackgraph.graph.store import SG
 
@@ -186,7 +186,12 @@ def follow_up(
     bare = (
         not named
         # One letter is the tail of a contraction ("what's" is normalized "what s"), not a word.
-        and all(len(w) == 1 or w in engine.common_words or w in STOPWORDS for w in parsed.normalized.split())
+        # Words that only say what is asked of a subject ("the usual culprit", "any downsides")
+        # name no subject of their own either.
+        and all(
+            len(w) == 1 or w in engine.common_words or w in STOPWORDS or w in relational_words()
+            for w in parsed.normalized.split()
+        )
         and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
     )
     # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
