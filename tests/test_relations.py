@@ -262,3 +262,19 @@ def test_what_breaks_when_a_setting_is_pushed_too_far_is_what_it_governs(semanti
         assert any(f.predicate == str(SG.likelyCause) for f in answer.facts), answer.answer
         checked += 1
     assert checked >= 2
+
+
+def test_what_replaces_a_thing_asks_for_its_equivalent(engine: Engine) -> None:
+    """ "what replaces NCCL?" asks for what plays NCCL's role elsewhere (RCCL), an edge that holds
+    both ways: asked of either end, the other is the answer, and the fact cited is the one the
+    graph states (RCCL equivalent of NCCL), not its mirror."""
+    for question in ("so what replaces NCCL?", "what does RCCL replace?", "what's the equivalent of CUDA?"):
+        answer = engine.ask(question)
+        assert answer.answered and "is the equivalent of" in answer.answer, (question, answer.answer)
+    replaced = engine.ask("what replaces NCCL?")
+    assert replaced.answer.startswith("RCCL is the equivalent of NCCL"), replaced.answer
+    assert any(
+        f.subject.endswith("/rccl") and f.predicate.endswith("#equivalentOf") and f.object.endswith("/nccl")
+        for f in replaced.facts
+    ), replaced.facts
+    assert all(f.basis and f.source for f in replaced.facts)

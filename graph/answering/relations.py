@@ -39,7 +39,18 @@ VERBS: dict[str, tuple[frozenset[str], str, str]] = {
     str(SG.attaches): (frozenset({"attach", "attaches", "attached"}), "attaches", "attach"),
     str(SG.runsOn): (frozenset({"run", "runs"}), "runs on", "run on"),
     str(SG.pairsWith): (frozenset({"pair", "pairs", "paired"}), "pairs with", "pair with"),
+    # "what replaces NCCL on AMD?", "what's the equivalent of CUDA there?": the same role for
+    # another vendor, which holds both ways.
+    str(SG.equivalentOf): (
+        frozenset({"replace", "replaces", "equivalent", "counterpart"}),
+        "is the equivalent of",
+        "are the equivalents of",
+    ),
 }
+#: Relations that hold both ways: asked in either direction, the edges of both count.
+SYMMETRIC = frozenset({str(SG.equivalentOf)})
+#: Words a question may open with before the word that asks ("so what replaces NCCL there?").
+_LEADING = frozenset({"so", "and", "ok", "okay", "then", "but"})
 #: Words before a verb that make it no question about the relation: "need to use RoCE", "do I
 #: use", "we deploy" say what someone does, not what stands in the relation.
 _NOT_ASKING = frozenset({"to", "i", "we", "you", "they"})
@@ -68,7 +79,8 @@ def asked(ctx: Context) -> tuple[Asked, ...]:
     Operator deploy?" asks it of both), or of the first such thing alone when others it names
     stand at the other end ("does Volcano run on Kubernetes?")."""
     words = ctx.parsed.normalized.split()
-    if len(words) > ASKING_WORDS or not words or words[0] not in _OPENERS:
+    opening = next((w for w in words if w not in _LEADING), "")
+    if len(words) > ASKING_WORDS or not words or opening not in _OPENERS:
         return ()  # a report ("we use NCCL over RoCE and it hangs") says, it does not ask
     named = [
         (m.iri, m.start, m.end)
@@ -94,6 +106,8 @@ def asked(ctx: Context) -> tuple[Asked, ...]:
                 outgoing = (i >= end) != passive
                 facts = ctx.facts(iri)
                 edges = facts.iris(predicate) if outgoing else facts.incoming(predicate)
+                if predicate in SYMMETRIC:
+                    edges = list(dict.fromkeys([*facts.iris(predicate), *facts.incoming(predicate)]))
                 if not edges:
                     continue
                 # When some of the other things the question names stand at the other end, it
@@ -124,9 +138,12 @@ def answer(ctx: Context) -> Answer | None:
     for relation in found:
         subject, predicate, others = relation.subject, relation.predicate, relation.others
         ctx.evidence.entity(subject)
+        stated = set(ctx.facts(subject).iris(predicate))
         for other in others:
             ctx.evidence.entity(other)
-            if relation.outgoing:
+            # The edge as the graph states it: a relation that holds both ways may have been
+            # asked in the direction it is not written.
+            if other in stated:
                 ctx.evidence.fact(subject, predicate, other)
             else:
                 ctx.evidence.fact(other, predicate, subject)
