@@ -155,6 +155,8 @@ def answer(ctx: Context) -> Answer | None:
         else:
             parts.append(sentence(f"{names} {singular if len(others) == 1 else plural} {label}"))
     defined = list(dict.fromkeys(o for relation in found for o in relation.others))
+    # Two things that play the same role are told apart by what each is: the one asked about too.
+    defined += [r.subject for r in found if r.predicate in SYMMETRIC and r.subject not in defined]
     parts += _definitions(ctx, defined, 220)
     return ctx.answer(" ".join(parts), intents.PATH, 0.8)
 
