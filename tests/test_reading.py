@@ -1906,3 +1906,23 @@ def test_a_fix_asked_of_several_named_problems_comes_from_the_first_one_with_a_f
         answer.answer
     )
     assert "Volcano" in answer.answer
+
+
+def test_a_trace_finding_is_answered_by_the_branch_it_selects(semantic_engine: Engine) -> None:
+    """A report that says what its trace found has read the trace: the answer is the branch the
+    finding points to (generation: longer outputs or a slower device), not the advice to take a
+    trace. What it found fine, in one word or two ("generation time is flat"), is no branch of it."""
+    generation = semantic_engine.ask(
+        "latency doubled after we moved to a wordier model; our trace shows almost all of it in the generation span"
+    )
+    assert generation.answer.startswith("Latency increased: time going to generation"), generation.answer
+    assert "generat" in ruled_out_terms("the retrieval span grew, generation time is flat")
+    retrieval = semantic_engine.ask(
+        "p95 went up, the trace says the retrieval span is what grew and generation time is flat. why?"
+    )
+    assert retrieval.answer.startswith("Latency increased: time going to retrieval"), retrieval.answer
+    # A branch found fine leaves its symptom's other branches: retrieval and queueing flat.
+    rest = semantic_engine.ask(
+        "chat latency doubled since tuesday, the trace shows retrieval and queueing flat, its all generation time"
+    )
+    assert rest.answer.startswith("Latency increased: time going to generation"), rest.answer

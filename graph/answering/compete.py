@@ -105,6 +105,8 @@ def better(
         and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
     ):
         return first  # the intent's answer is about a part of what the passage is about
+    if mine_about and theirs_about and _reads_its_instrument(engine, question, mine_about, theirs_about):
+        return first  # "the trace puts it all in the generation span": what the trace found, answered
     if (
         first.intent == FIT
         and naming
@@ -235,6 +237,38 @@ def narrower(engine: Engine, narrow: str, broad: str, depth: int = 3) -> bool:
         frontier = found
     broader = fetch(engine, narrow).iris("http://www.w3.org/2004/02/skos/core#broader")
     return broad in broader
+
+
+#: Edges from a problem (or a triage step) to what shows it: the checks a report may have read.
+_SHOWN_BY = ("https://w3id.org/stackgraph/ns#whereToLook", "https://w3id.org/stackgraph/ns#diagnosedBy")
+#: Edges from a practice to the check it applies.
+_APPLIES_CHECK = ("https://w3id.org/stackgraph/ns#uses",)
+
+
+def _reads_its_instrument(engine: Engine, question: str | Sequence[str], problem: str, other: str) -> bool:
+    """Whether ``other`` is a check of ``problem`` (or of the symptom and triage step above it), or
+    a practice applying one, that the question says it has read: "the trace puts nearly all of it
+    in the generation span" reports what the trace found, and the answer is the problem the
+    finding points to, not the advice to take a trace."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    # Only a triage branch the finding selects: a symptom's own check may be just what is asked
+    # next ("nova-compute says enabled, so is it fine?" is read in the check's columns), and a
+    # branch that is the check's absence ("no trace available") is no finding of it.
+    branch = "https://w3id.org/stackgraph/ns#TriageBranch"
+    if not engine.catalog.is_a(problem, branch) or problem in engine.absences:
+        return False
+    above, frontier = {problem}, [problem]
+    for _ in range(3):
+        frontier = [s for iri in frontier for p in _CONTAINS for s in fetch(engine, iri).incoming(p)]
+        above.update(frontier)
+    checks = {c for iri in above for p in _SHOWN_BY for c in fetch(engine, iri).iris(p)}
+    applied = {c for p in _APPLIES_CHECK for c in fetch(engine, other).iris(p)}
+    if other not in checks and not applied & checks:
+        return False
+    said = set(terms(question)) if isinstance(question, str) else set(question)
+    read = [c for c in ({other} | applied) & checks if engine.catalog.get(c)]
+    return any(set(terms(engine.catalog.label(c))) & said for c in read)
 
 
 def subject(answer: Answer) -> str | None:

@@ -521,11 +521,27 @@ def ruled_out_terms(text: str) -> frozenset[str]:
     if not found:
         return frozenset()
     inside: set[str] = set()
-    for match in found:
-        things = " ".join(g for g in match.groups() if g)
-        inside.update(terms(" ".join(w for w in things.split() if w.lower() not in _NOT_A_THING)))
-    rest = _FOUND_FINE.sub(" ", text)
+    rest = text
+    for match in reversed(found):
+        start = match.start()
+        things = [
+            w for w in " ".join(g for g in match.groups() if g).split() if w.lower() not in _NOT_A_THING
+        ]
+        if len(things) == 1 and things[0].lower() in _BARE_HEADS:
+            # "generation time is flat": a time, a span or a path is known by the word before it.
+            modifier = re.search(r"([\w/-]+)\s+$", text[:start])
+            if modifier and modifier.group(1).lower() not in STOPWORDS:
+                things.insert(0, modifier.group(1))
+                start = modifier.start(1)
+        inside.update(terms(" ".join(things)))
+        rest = f"{rest[:start]} {rest[match.end() :]}"
     return frozenset(inside - set(terms(rest)))
+
+
+#: Head nouns that name no thing found fine by themselves: the word before says which.
+_BARE_HEADS = frozenset(
+    {"time", "times", "span", "spans", "latency", "side", "part", "path", "step", "phase"}
+)
 
 
 #: A sentence opening that announces a change of subject: "unrelated, but ...", "different topic:

@@ -93,6 +93,11 @@ def _next_unchecked(ctx: Context, iri: str) -> str | None:
     return next((b for b, found_fine in zip(branches, done, strict=True) if not found_fine), None)
 
 
+def _symptoms_of(engine: Engine, branch: str) -> list[str]:
+    """The symptoms whose triage trees open with ``branch``."""
+    return [s for s in sorted(engine.problems) if branch in triage_branches(engine, s)]
+
+
 def triage_branches(engine: Engine, symptom: str) -> list[str]:
     """The first branches of a symptom's triage trees, in the order the seed asks them."""
     found = [
@@ -119,7 +124,7 @@ def next_in_triage(engine: Engine, focus: str, ruled_out: frozenset[str]) -> str
     far found fine; None when the subject is no triaged problem or nothing is left."""
     symptoms = [focus] if engine.catalog.is_a(focus, SG.Symptom) else []
     if not symptoms and engine.catalog.is_a(focus, SG.TriageBranch):
-        symptoms = [s for s in sorted(engine.problems) if focus in triage_branches(engine, s)]
+        symptoms = _symptoms_of(engine, focus)
     for symptom in symptoms:
         branches = triage_branches(engine, symptom)
         if focus not in branches and not any(checked(engine, b, ruled_out) for b in branches):
@@ -227,6 +232,16 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
         problems = [described]
     # What the report says it has is no absence it reports ("the traces show ..." of "no trace").
     problems = [c for c in problems if not ctx.contradicts(c.iri)] or problems
+    # Nor is what it found fine: "retrieval and queueing flat" names the retrieval branch, whose
+    # symptom is then what the report is about, read down its other branches.
+    fine = [c for c in problems if checked(ctx.engine, c.iri, ctx.parsed.ruled_out)]
+    if fine:
+        kept = [c for c in problems if c not in fine]
+        problems = (
+            kept
+            or [Candidate(s, c.score, c.how) for c in fine for s in _symptoms_of(ctx.engine, c.iri)]
+            or problems
+        )
     problems = _described_by_match(ctx, problems)
     target = descend(ctx, problems[0].iri)
     text = explain_problem(ctx, target)
