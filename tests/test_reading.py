@@ -1926,3 +1926,13 @@ def test_a_trace_finding_is_answered_by_the_branch_it_selects(semantic_engine: E
         "chat latency doubled since tuesday, the trace shows retrieval and queueing flat, its all generation time"
     )
     assert rest.answer.startswith("Latency increased: time going to generation"), rest.answer
+
+
+def test_how_a_thing_fails_is_its_own_layers_failure_mode(semantic_engine: Engine) -> None:
+    """ "how does it fail?" after Volcano asks for the failure mode of Volcano's layer in the model
+    that says how layers fail (the eight-layer map's L5), not of a layer found by the words of the
+    question alone."""
+    conversation = Conversation()
+    semantic_engine.ask("what is Volcano?", conversation)
+    fails = semantic_engine.ask("how does it fail?", conversation)
+    assert "L5 Kubernetes & Containers" in fails.answer.split(":")[1], fails.answer

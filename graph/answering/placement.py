@@ -642,13 +642,13 @@ _DETAIL = (
 
 
 def layer_detail(ctx: Context) -> Answer | None:
+    wanted = [SG.assumption] if intents.asks_for_assumption(ctx.question) else []
+    wanted += [prop for cue, prop in _DETAIL if cue.search(ctx.question) and prop not in wanted]
     layers = ctx.of_type("Layer")
-    layer = layers[0].iri if layers else _layer_of_subject(ctx)
+    layer = layers[0].iri if layers else _layer_of_subject(ctx, (wanted or [SG.responsibility])[0])
     if layer is None:
         return None
     facts = ctx.facts(layer)
-    wanted = [SG.assumption] if intents.asks_for_assumption(ctx.question) else []
-    wanted += [prop for cue, prop in _DETAIL if cue.search(ctx.question) and prop not in wanted]
     parts = []
     for prop in wanted[:2] or [SG.responsibility]:
         for text in facts.texts(prop):
@@ -661,18 +661,23 @@ def layer_detail(ctx: Context) -> Answer | None:
     return ctx.answer(head + " ".join(parts), intents.ASSUME, 0.9)
 
 
-def _layer_of_subject(ctx: Context) -> str | None:
+def _layer_of_subject(ctx: Context, prop: URIRef) -> str | None:
     """The layer, in the model the question names, of what the question is about when that is no
     layer: where it fits, else the layer owning most of the problems it checks ("which assumption
     of the 8-layer map is that breaking?" about `ibstat`: L2, which owns a port below its rated
-    speed). None without a model named or a layer found."""
-    if not ctx.candidates or not ctx.model_hint:
+    speed). With no model named, in a conversation, the layer of the model that says ``prop`` of
+    its layers ("how does it fail?" after Volcano: the ops map's L5, whose failure mode it is).
+    None without a subject, a model or a conversation, or a layer found."""
+    if not ctx.candidates or not (ctx.model_hint or ctx.from_conversation):
         return None
     facts = ctx.facts(ctx.candidates[0].iri)
     found = list(facts.iris(SG.fitsIn))
     for problem in facts.incoming(SG.diagnosedBy):
         found += ctx.facts(problem).iris(SG.ownedBy)
-    in_model = [layer for layer in found if ctx.model_hint in ctx.facts(layer).iris(SG.inModel)]
+    if ctx.model_hint:
+        in_model = [layer for layer in found if ctx.model_hint in ctx.facts(layer).iris(SG.inModel)]
+    else:
+        in_model = [layer for layer in found if ctx.facts(layer).texts(prop)]
     if not in_model:
         return None
     return max(dict.fromkeys(in_model), key=in_model.count)
