@@ -839,3 +839,34 @@ def test_taking_for_granted_asks_for_a_layers_assumption(engine: Engine, questio
     matching more of the words is another property."""
     answer = ask(engine, question)
     assert " assumes " in answer.answer and " fails by" not in answer.answer.split(".")[0], answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "define"),
+    [
+        ("what is NCCL used for?", True),
+        ("give me the definition of MIG", True),
+        # A report's noun phrases ask no definition.
+        ("the MCP server exposes every tool regardless of the service definition using @restrict", False),
+        (
+            "allocate GPU memory as a function of max_model_len, excluding the memory used for model weights",
+            False,
+        ),
+    ],
+)
+def test_definition_words_in_a_report_ask_no_definition(text: str, define: bool) -> None:
+    from stackgraph.graph.answering.intents import DEFINE, detect
+
+    assert (detect(text).intent == DEFINE) is define
+
+
+def test_the_asking_sentence_of_a_report_that_trails_off_is_its_last(engine: Engine) -> None:
+    """A report ending in "..." or "?!" still has a last sentence: the names written earlier in it
+    ("Current Behavior", a customer's department) are no names it asks about."""
+    from stackgraph.graph.answering.question import Question
+
+    report = (
+        "### Current Behavior The MCP server exposes all tools to every user. ### Expected Behavior "
+        "Sales and Procurement users should see only their own tools. What is the right pattern here ..."
+    )
+    assert Question.parse(engine, report).unknown_names == ()

@@ -196,7 +196,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             _OPENING + r"(what|who)(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do)\b"
             r"(?!\s+(?:people|folks|most|everyone|you|we|i)\b(?!\s+mean\b))"
             r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
-            r"|\bdefine\b|\bdefinition\b|\bmeaning of\b|\bused for\b|\btell me about\b"
+            # "what is it used for", "the definition of": not a report's "the fixed memory used
+            # for model weights" or "the service definition".
+            r"|\bdefine\b|\b(?:the|a|give|its)\s+definition\b|\bdefinition\s+of\b|\bmeaning of\b"
+            r"|\bwhat\b[^.?!]{0,60}\bused for\b|\bused for what\b|\btell me about\b"
             # "explain"/"describe" asks for a description when it opens a sentence or is asked of
             # someone ("can you explain"); "kubectl describe pod" in a pasted log asks nothing.
             # "Describe the bug" heads an issue template: the report that follows asks no definition.

@@ -458,7 +458,7 @@ PHRASE_WORDS = 4
 #: A word as written, with the joiners identifiers and versions use ("warp_drive_factor", "v2.1").
 _WRITTEN = re.compile(r"[A-Za-z][A-Za-z0-9_.\-/+]*")
 #: The last sentence of a text (what follows the last sentence end that has more after it).
-_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^.!?]*[.!?]?\s*$)")
+_LAST_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[^.!?]*[.!?]*\s*$)")
 #: What ends a sentence: a capital after it starts a sentence, not a name.
 _SENTENCE_END = (".", "?", "!", ":", ";")
 
