@@ -335,3 +335,22 @@ def test_a_statement_saying_every_word_of_a_short_question_may_stand_alone(seman
     shrink = semantic_engine.ask("what formats could we use to shrink a 70B model?")
     assert shrink.answered and "GGUF" in shrink.answer.split(":")[0], shrink.answer
     assert not semantic_engine.ask("how do I format and shrink a disk partition?").answered
+
+
+def test_a_problem_report_gets_the_checks_of_the_problem_its_answer_leads_with(
+    semantic_engine: Engine,
+) -> None:
+    """The 2am reader's next step is a command to run: a report answered by the closest statements
+    about a problem gets that problem's own places to look when the answer gives none, cited as the
+    graph states them. A question that reports no problem gets none added."""
+    report = semantic_engine.ask(
+        "slow multi-node training with torchrun: 2 nodes of 8 A100 give 2.3 steps per second, a single "
+        "node gives 2.9, same global batch size. GPU utilization is almost 100% in both cases but power "
+        "is lower on two nodes. Any help appreciated."
+    )
+    assert "To check Node genuinely slow but not erroring: nvidia-smi" in report.answer, report.answer
+    assert all(f.basis and f.source for f in report.facts)
+    advice = semantic_engine.ask(
+        "i put 'stop after 10 tool calls' in my agent's system prompt, is that enough?"
+    )
+    assert "To check" not in advice.answer, advice.answer

@@ -826,10 +826,14 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     what is cut is said again."""
     body = _body(answer.answer)
     kept = body
+    # The problem the answer leads with, whose own checks are the next step too, when the
+    # question reports one ("two nodes slower than one"; not "is a prompt limit enough?").
+    lead = next((e.iri for e in answer.entities if not e.code), None)
+    problem = [lead] if lead in ctx.engine.problems and intents.looks_like_symptom(ctx.question) else []
     # Each round cuts the body for the checks and the note on what is inferred, said again of
     # what is left; a check said only in what was cut is said in the next round's checks.
     for _ in range(3):
-        told = _checks_unsaid(ctx, kept)
+        told = _checks_unsaid(ctx, kept, problem)
         if not told:
             return answer
         kept_facts = said_facts(body, kept, list(answer.facts))
@@ -853,20 +857,22 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     )
 
 
-def _checks_unsaid(ctx: Context, said: str) -> str:
-    """ "To check X: ..." for the first ``CHECKED_TECHNOLOGIES`` technologies the question names
-    whose checks ``said`` does not give; their facts go to a fresh ``ctx.evidence``. Two named
-    technologies with the same checks share one sentence ("To check RoCE v2 and NCCL: ...")."""
+def _checks_unsaid(ctx: Context, said: str, problem: list[str]) -> str:
+    """ "To check X: ..." for the problem ``answer`` leads with (where to look) and the first
+    ``CHECKED_TECHNOLOGIES`` technologies the question names, whose checks ``said`` does not give;
+    their facts go to a fresh ``ctx.evidence``. Two with the same checks share one sentence ("To
+    check RoCE v2 and NCCL: ...")."""
     from stackgraph.graph.answering.symptoms import diagnostic_name
 
     said = said.lower()
     ctx.evidence = Evidence(ctx.engine)
     told: list[tuple[list[str], list[str], list[str]]] = []  # (technologies, checks, lines)
-    for iri in checkable_named(ctx):
-        named = [
-            (check, diagnostic_name(ctx, check, record=False))
-            for check in ctx.facts(iri).iris(SG.diagnosedBy)
-        ]
+    # The answer's problem by where to look and what diagnoses it; a technology by its checks.
+    asked = [(p, (SG.whereToLook, SG.diagnosedBy)) for p in problem[:1]]
+    asked += [(iri, (SG.diagnosedBy,)) for iri in checkable_named(ctx)]
+    for iri, edges in asked:
+        by_edge = ctx.facts(iri).iris_by_edge(*edges)
+        named = [(check, diagnostic_name(ctx, check, record=False)) for check in by_edge]
         # Checks the answer gives already ("nccl-tests is the standard tool to isolate whether a
         # slowdown is ...") are not repeated; one it only names ("ibstat reports its ports") is.
         unsaid_checks = [(check, name) for check, name in named if not _says_check(ctx, said, check, name)]
@@ -877,7 +883,7 @@ def _checks_unsaid(ctx: Context, said: str) -> str:
         if same is None and len(told) == CHECKED_TECHNOLOGIES:
             break
         for check in checks:
-            ctx.evidence.fact(iri, SG.diagnosedBy, check)
+            ctx.evidence.fact(iri, by_edge[check], check)
         if same is not None:
             same[0].append(ctx.catalog.display(iri))
             continue
