@@ -870,3 +870,11 @@ def test_the_asking_sentence_of_a_report_that_trails_off_is_its_last(engine: Eng
         "Sales and Procurement users should see only their own tools. What is the right pattern here ..."
     )
     assert Question.parse(engine, report).unknown_names == ()
+
+
+def test_an_issue_titles_tags_do_not_hide_what_it_asks() -> None:
+    """ "[Question]: Why does ...?" asks why, as the same title without its tag does."""
+    from stackgraph.graph.answering.intents import DEFINE, WHY, detect
+
+    assert detect("[Question]: Why does retrieval take 90% of the time?").intent == WHY
+    assert detect("[Bug][vLLM] what is gpu_memory_utilization?").intent == DEFINE

@@ -258,8 +258,12 @@ def _unslipped(question: str) -> str:
     return _SLIP.sub(lambda m: _ASKING_SLIPS[m.group(1).lower()], question)
 
 
+#: An issue title's leading tags: "[Question]: Why does retrieval take so long?", "[Bug][vLLM] ...".
+_TITLE_TAGS = re.compile(r"^\s*(?:\[[^\]\n]{1,30}\]\s*:?\s*)+")
+
+
 def detect(question: str) -> IntentGuess:
-    question = _unslipped(question)
+    question = _unslipped(_TITLE_TAGS.sub("", question))
     for intent, pattern in CUES:
         if pattern.search(question):
             return IntentGuess(intent, 1.0)
