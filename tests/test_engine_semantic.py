@@ -71,6 +71,8 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         "the lets encrypt certificate for our dashboard domain never renews, the acme order stays invalid",
         # A JVM's heap is no GPU's memory, however much "out of memory" the question says.
         "how do I raise the JVM heap for our Spring Boot service running on kubernetes?",
+        # Nor is a laptop's sound: its configs and adapters are no cluster's.
+        "my bluetooth headphones crackle every few seconds since the last pipewire update, default configs",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
