@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from stackgraph.graph.answering import turns
+from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.question import Question, ruled_out_terms
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
@@ -1679,8 +1679,9 @@ def test_a_statement_after_a_statement_is_more_of_the_same_report(semantic_engin
     causes = semantic_engine.ask("ok what usually causes that?", conversation)
     assert "generation" in causes.answer.split(".")[0], causes.answer
     # A question asks, with or without its question mark; a statement does not.
-    assert not turns.states("how do I check it") and not turns.states("ok so which layer owns it")
-    assert turns.states("no errors, it just hasn't started")
+    assert not intents.is_statement("how do I check it")
+    assert not intents.is_statement("ok so which layer owns it")
+    assert intents.is_statement("no errors, it just hasn't started")
 
 
 def test_the_argument_for_something_pointed_at_is_asked_of_it(semantic_engine: Engine) -> None:

@@ -407,6 +407,22 @@ def asks_bare_why(question: str) -> bool:
     return bool(_BARE_WHY.search(question))
 
 
+#: How a turn that asks something begins, "?" or not: "how do i check that", "ok so which layer".
+_ASKS = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|and|but|then|hmm+|well|also|right)\W+)*"
+    r"(?:(?:what|where|how|who)(?:'?s)?|which|whose|when|why|is|are|was|were|do|does|did|can|could|should|would"
+    r"|will|shall|any|anything|tell|explain|describe|define|show|list|give|compare)\b",
+    _I,
+)
+
+
+def is_statement(text: str) -> bool:
+    """Whether a turn asks nothing: no question mark and no asking word first. A statement after
+    a statement is more of the same report ("TTFT is 4 s, streaming is fine" then "GPU
+    utilization looks low the whole time"), read together whatever each names."""
+    return "?" not in text and not _ASKS.match(text)
+
+
 #: "which engine flag?", "what setting decides ...", "which knob?": a configuration setting asked for.
 #: The nouns that ask for a configuration setting, each also said in the plural.
 SETTING_WORDS = ("flag", "setting", "knob", "parameter", "param", "option", "config", "configuration")

@@ -829,7 +829,7 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     # The problem the answer leads with, whose own checks are the next step too, when the
     # question reports one ("two nodes slower than one"; not "is a prompt limit enough?").
     lead = next((e.iri for e in answer.entities if not e.code), None)
-    problem = [lead] if lead in ctx.engine.problems and intents.looks_like_symptom(ctx.question) else []
+    problem = lead if lead in ctx.engine.problems and intents.looks_like_symptom(ctx.question) else None
     # Each round cuts the body for the checks and the note on what is inferred, said again of
     # what is left; a check said only in what was cut is said in the next round's checks.
     for _ in range(3):
@@ -857,8 +857,8 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     )
 
 
-def _checks_unsaid(ctx: Context, said: str, problem: list[str]) -> str:
-    """ "To check X: ..." for the problem ``answer`` leads with (where to look) and the first
+def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
+    """ "To check X: ..." for ``problem`` (where to look for it) and the first
     ``CHECKED_TECHNOLOGIES`` technologies the question names, whose checks ``said`` does not give;
     their facts go to a fresh ``ctx.evidence``. Two with the same checks share one sentence ("To
     check RoCE v2 and NCCL: ...")."""
@@ -868,7 +868,7 @@ def _checks_unsaid(ctx: Context, said: str, problem: list[str]) -> str:
     ctx.evidence = Evidence(ctx.engine)
     told: list[tuple[list[str], list[str], list[str]]] = []  # (technologies, checks, lines)
     # The answer's problem by where to look and what diagnoses it; a technology by its checks.
-    asked = [(p, (SG.whereToLook, SG.diagnosedBy)) for p in problem[:1]]
+    asked = [(problem, (SG.whereToLook, SG.diagnosedBy))] if problem else []
     asked += [(iri, (SG.diagnosedBy,)) for iri in checkable_named(ctx)]
     for iri, edges in asked:
         by_edge = ctx.facts(iri).iris_by_edge(*edges)

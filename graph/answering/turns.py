@@ -11,7 +11,6 @@ raw string.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -80,28 +79,12 @@ def report_carried_on(engine: Engine, parsed: Question, conversation: Conversati
     return f"{conversation.turns[-1].question.rstrip()} {parsed.text}"
 
 
-#: How a turn that asks something begins, "?" or not: "how do i check that", "ok so which layer".
-_ASKS = re.compile(
-    r"^\W*(?:(?:ok(?:ay)?|so|and|but|then|hmm+|well|also|right)\W+)*"
-    r"(?:(?:what|where|how|who)(?:'?s)?|which|whose|when|why|is|are|was|were|do|does|did|can|could|should|would"
-    r"|will|shall|any|anything|tell|explain|describe|define|show|list|give|compare)\b",
-    re.IGNORECASE,
-)
-
-
-def states(text: str) -> bool:
-    """Whether a turn asks nothing: no question mark and no asking word first. A statement after
-    a statement is more of the same report ("TTFT is 4 s, streaming is fine" then "GPU
-    utilization looks low the whole time"), read together whatever each names."""
-    return "?" not in text and not _ASKS.match(text)
-
-
 def _states_more(parsed: Question, last: str) -> bool:
     """Whether a statement after a statement says more of what the report is about: it names
     something of the graph or reads as a symptom ("GPU utilization looks low the whole time",
     "no errors, it just hasn't started"); "they think it's an upsell" says nothing of it."""
     about_it = bool(parsed.mentions) or intents.looks_like_symptom(parsed.text)
-    return about_it and states(parsed.text) and states(last)
+    return about_it and intents.is_statement(parsed.text) and intents.is_statement(last)
 
 
 def is_remark(engine: Engine, parsed: Question) -> bool:
