@@ -818,24 +818,37 @@ NAMED_CHECKS = 2
 CHECKED_TECHNOLOGIES = 2
 
 
+#: Characters of an answer's own statements kept when room is made for its problem's checks.
+PROBLEM_CHECKS_KEEP = 700
+
+
 def checks_named(ctx: Context, answer: Answer) -> Answer:
     """``answer`` plus how to check the technologies a problem report names, when the graph has a
     check for them and the answer gives none: "the InfiniBand interface is up but the status is
     Down" wants `ibstat` whatever passage answered it, since the 2am reader's next step is a
     command to run. The checks go before what is cut to make room for them; a check said only in
-    what is cut is said again."""
+    what is cut is said again. Where to look for the problem the answer leads with is said too,
+    when the question reports one ("two nodes slower than one"; not "is a prompt limit enough?")
+    and there is room for it: the answer's own statements are cut for it only so far."""
+    lead = next((e.iri for e in answer.entities if not e.code), None)
+    if lead in ctx.engine.problems and intents.looks_like_symptom(ctx.question):
+        found = _with_checks(ctx, answer, lead, keep=PROBLEM_CHECKS_KEEP)
+        if found is not None:
+            return found
+    return _with_checks(ctx, answer, None, keep=MAX_ANSWER_CHARS // 3) or answer
+
+
+def _with_checks(ctx: Context, answer: Answer, problem: str | None, keep: int) -> Answer | None:
+    """``answer`` with the checks ``_checks_unsaid`` tells, or None when there are none or they
+    do not fit without cutting the body below ``keep`` characters."""
     body = _body(answer.answer)
     kept = body
-    # The problem the answer leads with, whose own checks are the next step too, when the
-    # question reports one ("two nodes slower than one"; not "is a prompt limit enough?").
-    lead = next((e.iri for e in answer.entities if not e.code), None)
-    problem = lead if lead in ctx.engine.problems and intents.looks_like_symptom(ctx.question) else None
     # Each round cuts the body for the checks and the note on what is inferred, said again of
     # what is left; a check said only in what was cut is said in the next round's checks.
     for _ in range(3):
         told = _checks_unsaid(ctx, kept, problem)
         if not told:
-            return answer
+            return None
         kept_facts = said_facts(body, kept, list(answer.facts))
         new = [f for f in ctx.evidence.facts if f not in kept_facts]
         text = f"{kept} {told}"
@@ -844,10 +857,10 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
         if over <= 0:
             break
         kept = clip(body, len(kept) - over)
-        if len(kept) < MAX_ANSWER_CHARS // 3:
-            return answer
+        if len(kept) < keep:
+            return None
     else:
-        return answer
+        return None
     return replace(
         answer,
         answer=text + said_note,
