@@ -54,6 +54,10 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind29.jsonl --min 78
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind30.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind31.jsonl --min 70
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind32.jsonl --min 60
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind33.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind34.jsonl --min 70
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind35.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
@@ -69,6 +73,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind17.jsonl --min 90
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind18.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind19.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind20.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

@@ -37,6 +37,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   when it arrived.
 - ``follow_ups_blind22.jsonl``: 36 more (six off-topic, fifteen of three turns), written blind and
   never read while the engine was worked on: 22/36 on the session's first commit and at its end.
+- ``follow_ups_blind23.jsonl``: 36 more (six off-topic, fifteen of three turns), written blind and
+  never read while the engine was worked on: 22/36 on the session's first commit, 23/36 at its end.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ BARS = {
     "follow_ups_blind20.jsonl": 0.75,
     "follow_ups_blind21.jsonl": 0.6,
     "follow_ups_blind22.jsonl": 0.55,
+    "follow_ups_blind23.jsonl": 0.6,
 }
 
 
