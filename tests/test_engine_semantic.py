@@ -356,3 +356,18 @@ def test_a_problem_report_gets_the_checks_of_the_problem_its_answer_leads_with(
         "i put 'stop after 10 tool calls' in my agent's system prompt, is that enough?"
     )
     assert "To check" not in advice.answer, advice.answer
+
+
+def test_a_question_naming_only_ordinary_words_is_no_surer_than_a_hedge(semantic_engine: Engine) -> None:
+    """The triage's causes are named "resources" and "config", words any report says: a question
+    whose only names are such words (an Android build's "duplicate value for resource") meets the
+    neighbouring areas by the margin a hedged answer does, and is declined there. Asked about the
+    cause itself, it is still answered."""
+    build = semantic_engine.ask(
+        "Build fails with duplicate value for resource errors. ./gradlew assembleDebug fails with AAPT: "
+        "error: duplicate value for resource 'attr/layout_scrollFlags' with config ''. No build "
+        "instructions in the repo."
+    )
+    assert not build.answered and "mobile app development" in build.answer, build.answer
+    owner = semantic_engine.ask("the new config broke everything, which layer owns a bad config?")
+    assert owner.answered and "L5 Kubernetes & Containers" in owner.answer, owner.answer

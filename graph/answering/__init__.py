@@ -261,6 +261,14 @@ def _named_in_part(engine: Engine, parsed: Question) -> list[Candidate]:
     return [Candidate(iri, STRONG_LINK, NAME_PART) for iri in names_holding(engine, term)]
 
 
+def _ordinary_name(engine: Engine, surface: str) -> bool:
+    """Whether a name is one ordinary word, or a word that asks for a setting ("config"): an
+    alias of an entity ("resources", "config" of the triage's causes) that any report may say."""
+    words = [w for w in surface.lower().split() if w not in STOPWORDS]
+    settings = {f"{w}{s}" for w in intents.SETTING_WORDS for s in ("", "s")}
+    return len(words) == 1 and (_common(engine, words[0]) or words[0] in settings)
+
+
 def _written_as_acronym(surface: str, question: str) -> bool:
     """Whether the question writes a name in capitals ("IB", "DR"): an acronym, however common
     the word it spells in lower case ("ib", "dr") is in the model's vocabulary."""
@@ -555,7 +563,12 @@ def _answer_linked(
         # A question saying more words the graph never uses than words it does is answered by its
         # names alone ("how do I make grafana panel titles bold with custom css?"): no surer than
         # a hedge.
-        sure = not hedged and not mostly_foreign(engine, parsed)
+        # Nor is one naming only ordinary words that are aliases ("default configs", "duplicate
+        # value for resource"): an Android build or a laptop's sound says them too.
+        weakly_named = bool(parsed.mentions) and all(
+            _ordinary_name(engine, m.surface) for m in parsed.mentions
+        )
+        sure = not hedged and not mostly_foreign(engine, parsed) and not weakly_named
         margin = reports.OUTSIDE_MARGIN if sure else reports.HEDGED_OUTSIDE_MARGIN
         outside = reports.outside_the_graph(engine, text, margin)
         if outside is None and hedged:
