@@ -878,3 +878,16 @@ def test_an_issue_titles_tags_do_not_hide_what_it_asks() -> None:
 
     assert detect("[Question]: Why does retrieval take 90% of the time?").intent == WHY
     assert detect("[Bug][vLLM] what is gpu_memory_utilization?").intent == DEFINE
+
+
+def test_asking_which_branches_asks_for_the_triage_tree(semantic_engine: Engine) -> None:
+    """ "what branches does it walk through?" after a workload that will not start asks for the
+    tree's branches (Pending, CrashLoopBackOff, NoValidHost), not for the symptom's causes."""
+    from stackgraph.graph.answering.intents import TRIAGE, detect
+    from stackgraph.graph.conversation import Conversation
+
+    assert detect("what branches does it walk through for that?").intent == TRIAGE
+    conversation = Conversation()
+    semantic_engine.ask("our new inference workload won't start, nothing in the app logs yet", conversation)
+    tree = semantic_engine.ask("which branches does the triage go through for that?", conversation)
+    assert "Pending" in tree.answer and "CrashLoopBackOff" in tree.answer, tree.answer

@@ -89,7 +89,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         TRIAGE,
         re.compile(
-            r"\btriage\b|\bwalk me through\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b"
+            r"\btriage\b|\bwalk me through\b|\b(?:what|which)\s+branches\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b"
             # "what's the order to check things when ...": the tree of the symptom named. ("In what
             # order do I check ..." is answered by the diagnostic order the graph states, a list.)
             r"|\border\s+(?:to|in\s+which\s+to|for)\s+(?:check|look|investigate|debug|troubleshoot|diagnose)",
