@@ -265,8 +265,7 @@ def _ordinary_name(engine: Engine, surface: str) -> bool:
     """Whether a name is one ordinary word, or a word that asks for a setting ("config"): an
     alias of an entity ("resources", "config" of the triage's causes) that any report may say."""
     words = [w for w in surface.lower().split() if w not in STOPWORDS]
-    settings = {f"{w}{s}" for w in intents.SETTING_WORDS for s in ("", "s")}
-    return len(words) == 1 and (_common(engine, words[0]) or words[0] in settings)
+    return len(words) == 1 and (_common(engine, words[0]) or words[0] in intents.SETTING_FORMS)
 
 
 def _written_as_acronym(surface: str, question: str) -> bool:

@@ -426,6 +426,8 @@ def is_statement(text: str) -> bool:
 #: "which engine flag?", "what setting decides ...", "which knob?": a configuration setting asked for.
 #: The nouns that ask for a configuration setting, each also said in the plural.
 SETTING_WORDS = ("flag", "setting", "knob", "parameter", "param", "option", "config", "configuration")
+#: Those nouns as written, singular and plural.
+SETTING_FORMS = frozenset(f"{word}{ending}" for word in SETTING_WORDS for ending in ("", "s"))
 _SETTING = re.compile(
     r"\b(?:" + "|".join(SETTING_WORDS) + r")s?\b"
     # "which timeout should I bump?", "what limit do we raise?": a thing to turn up or down is a

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from rdflib import URIRef
+from rdflib.term import Node
 
 from stackgraph.graph.answering import intents
 from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context
@@ -563,6 +564,39 @@ RECONSTRUCTED_LEVELS = (
 )
 
 
+@dataclass(frozen=True)
+class StressCell:
+    """One cell of a workload's row in the stack matrix: how much one layer matters to it."""
+
+    layer: str
+    level: str  # "critical", "high", "moderate" or "low"
+    reconstructed: bool  # read from a cell whose boundaries the source lost
+    source: Node | None  # the section the cell rests on
+
+
+def _stress_cells(ctx: Context, workload: str) -> list[StressCell]:
+    """The cells of a workload's row that name both a layer and a level; read by the row
+    (``workload_stress``) and by the column (``_stressing``)."""
+    cells = []
+    for q in ctx.facts(workload).qualified.get(str(SG.stress), []):
+        layer, level = q.one(SG.layer), q.one(SG.level)
+        if layer is None or level is None:
+            continue
+        reconstructed = str(q.one(SG.basis) or "").endswith("reconstructed")
+        cells.append(
+            StressCell(str(layer), str(level).rsplit("#", 1)[-1], reconstructed, q.one(URIRef(DCT_SOURCE)))
+        )
+    return cells
+
+
+def _record_cell(ctx: Context, workload: str, cell: StressCell) -> None:
+    """A cell said in an answer: the stress fact, with the section it rests on."""
+    ctx.evidence.fact(
+        workload, SG.stress, cell.layer, f"{layer_phrase(ctx.catalog, cell.layer)} at {cell.level}"
+    )
+    ctx.evidence.source_iri(cell.source)
+
+
 def workload_stress(ctx: Context) -> Answer | None:
     workloads = ctx.of_type("Workload")
     if not any(c.how in NAMED_HOW for c in workloads):
@@ -574,19 +608,13 @@ def workload_stress(ctx: Context) -> Answer | None:
     if not workloads:
         return None
     wl = workloads[0].iri
-    facts = ctx.facts(wl)
     ref = ctx.evidence.entity(wl)
     levels: dict[str, list[str]] = {}
     reconstructed = False
-    for q in facts.qualified.get(str(SG.stress), []):
-        layer, level = q.one(SG.layer), q.one(SG.level)
-        if layer is None or level is None:
-            continue
-        name = str(level).rsplit("#", 1)[-1]
-        levels.setdefault(name, []).append(str(layer))
-        reconstructed |= str(q.one(SG.basis) or "").endswith("reconstructed")
-        ctx.evidence.fact(wl, SG.stress, str(layer), f"{layer_phrase(ctx.catalog, str(layer))} at {name}")
-        ctx.evidence.source_iri(q.one(URIRef(DCT_SOURCE)))
+    for cell in _stress_cells(ctx, wl):
+        levels.setdefault(cell.level, []).append(cell.layer)
+        reconstructed |= cell.reconstructed
+        _record_cell(ctx, wl, cell)
     if not levels:
         return None
     parts = []
@@ -607,16 +635,13 @@ def _stressing(ctx: Context, layer: str) -> Answer | None:
     for wl in ctx.catalog.records:
         if not ctx.catalog.is_a(wl, SG.Workload):
             continue
-        for q in ctx.facts(wl).qualified.get(str(SG.stress), []):
-            level = q.one(SG.level)
-            if str(q.one(SG.layer)) != layer or level is None:
+        for cell in _stress_cells(ctx, wl):
+            if cell.layer != layer:
                 continue
-            name = str(level).rsplit("#", 1)[-1]
-            levels.setdefault(name, []).append(wl)
-            reconstructed |= str(q.one(SG.basis) or "").endswith("reconstructed")
+            levels.setdefault(cell.level, []).append(wl)
+            reconstructed |= cell.reconstructed
             ctx.evidence.entity(wl)
-            ctx.evidence.fact(wl, SG.stress, layer, f"{layer_phrase(ctx.catalog, layer)} at {name}")
-            ctx.evidence.source_iri(q.one(URIRef(DCT_SOURCE)))
+            _record_cell(ctx, wl, cell)
     if not levels:
         return None
     ctx.evidence.entity(layer)

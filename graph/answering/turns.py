@@ -76,7 +76,7 @@ def report_carried_on(engine: Engine, parsed: Question, conversation: Conversati
         return None
     if _about_something_else(engine, parsed):
         return None
-    return f"{conversation.turns[-1].question.rstrip()} {parsed.text}"
+    return f"{last.rstrip()} {parsed.text}"
 
 
 def _states_more(parsed: Question, last: str) -> bool:
@@ -310,7 +310,7 @@ def conversation_model(engine: Engine, conversation: Conversation) -> str | None
 
 
 #: The stems of the words that ask for a configuration setting (``intents.asks_for_setting``).
-_SETTING_STEMS = frozenset(t for word in intents.SETTING_WORDS for t in terms(f"{word} {word}s"))
+_SETTING_STEMS = frozenset(t for form in intents.SETTING_FORMS for t in terms(form))
 
 
 def _elsewhere(engine: Engine, parsed: Question, subject: str) -> bool:
