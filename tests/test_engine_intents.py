@@ -195,6 +195,9 @@ def test_two_things_benchmarked_against_each_other_are_compared(engine: Engine) 
         # Inside a report "where" is a relative word, not a question about the stack.
         ("the agent enters a loop where it calls the same tool forever", False),
         ("pods restart on the nodes where the driver was upgraded", False),
+        # Where the problem lies is what is wrong, not where what the report names sits.
+        ("the RAG bot's answers got worse. where's the problem?", False),
+        ("NCCL is slow. Where is the bottleneck?", False),
     ],
 )
 def test_where_asks_for_a_layer_only_as_a_question_word(question: str, asks: bool) -> None:
@@ -891,3 +894,39 @@ def test_asking_which_branches_asks_for_the_triage_tree(semantic_engine: Engine)
     semantic_engine.ask("our new inference workload won't start, nothing in the app logs yet", conversation)
     tree = semantic_engine.ask("which branches does the triage go through for that?", conversation)
     assert "Pending" in tree.answer and "CrashLoopBackOff" in tree.answer, tree.answer
+
+
+def test_a_report_asking_where_the_problem_is_gets_the_problem_not_a_placement(engine: Engine) -> None:
+    """ "where's the problem?" after a report that names RAG asks what is wrong with it: the
+    symptom the report describes, not where RAG sits."""
+    answer = ask(
+        engine,
+        "no deploys this week but the RAG bot's answers have gotten noticeably worse. where's the problem?",
+    )
+    assert answer.intent != "where_fits" and not answer.answer.startswith("RAG fits"), answer.answer
+    assert "retrieved" in answer.answer or "retrieval" in answer.answer, answer.answer
+
+
+def test_a_request_for_an_analogy_asks_how_to_tell_the_named_thing() -> None:
+    """ "what's the analogy?" asks how PagedAttention should be explained, not about a thing
+    called "analogy" the graph lacks."""
+    from stackgraph.graph.lexical import relational_words
+
+    assert {"analogy", "english"} <= relational_words()
+
+
+def test_an_analogy_asked_of_a_named_thing_is_answered_by_it(engine: Engine) -> None:
+    answer = ask(engine, "PagedAttention in plain english? what's the analogy?")
+    assert answer.answered and "virtual memory" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is there a top-like terminal dashboard to watch per-GPU memory use and temps?",
+        "any utility for monitoring the fabric counters?",
+    ],
+)
+def test_a_tool_asked_for_to_watch_something_asks_for_a_check(question: str) -> None:
+    """A dashboard or utility asked for to watch something is a check: the tools that read it."""
+    assert intents.detect(question).intent == intents.DIAGNOSE

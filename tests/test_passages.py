@@ -1240,3 +1240,12 @@ def test_a_supplement_never_restates_what_the_answer_rests_on(semantic_engine: E
         "all-reduce hangs after a few hundred steps across 8 nodes, one node alone runs fine"
     )
     assert answer.answer.count("Where to look") == 1 and "Also:" not in answer.answer, answer.answer
+
+
+def test_generation_in_a_report_meets_the_decode_steps_it_is(semantic_engine: Engine) -> None:
+    """Users say "generations" for what the serving engine's parameters call decode steps: a
+    huge prompt slowing the running generations is what chunked prefill interleaves with decode."""
+    hits = semantic_engine.passages.rank(
+        "running generations get extremely slow when a huge prompt comes in", k=3
+    )
+    assert hits[0].passage.subject.endswith("/chunked-prefill"), [h.passage.subject for h in hits]

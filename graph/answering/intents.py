@@ -70,7 +70,8 @@ _WAY_TO_READ = (
 #: "which command shows it?", "is there a way to get GPU usage per pod?").
 _CHECK = re.compile(
     r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
-    r"|\b(tool|tools|utility|way)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|inspect|see|find)\b"
+    # "is there a top-like dashboard to watch per-GPU memory?" asks for a tool that reads it.
+    r"|\b(tool|tools|utility|utilities|way|dashboard|dashboards)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|monitoring|inspect|see|find|watch|view|track|observe)\b"
     r"|" + _WAY_TO_READ,
     _I,
 )
@@ -276,11 +277,17 @@ def looks_like_symptom(question: str) -> bool:
     return bool(SYMPTOM_WORDS.search(question))
 
 
+#: "the problem" as what a "where" asks about ("where's the problem?", "where is the issue
+#: likely?"): the problem reported, not a placement.
+_THE_PROBLEM = r"(?:'s|\s+is|\s+(?:do|does|would)\s+\w+\s+think)?\s+(?:the|my|our|this)\s+(?:problem|issue|bottleneck|fault|bug|culprit)\b"
+
 _ASKS_FOR_LAYER = re.compile(
     r"\b(which|what)\b[\w\s-]{0,30}\blayers?\b|\bwho (?:\w+ly )?owns?\b"
     # "where" asks when it opens a sentence or a question ("where does X fit?", "so where do ...");
     # inside a report it is a relative word ("an infinite loop where it calls the same tools").
-    r"|(?:^|[.?!:;]\s+|\b(?:and|so|but|then)\s+)where\b|\bwhere\s+(?:do|does|did|is|are|should|would|can|could|will|to)\b",
+    # "where's the problem?" after a report asks what is wrong, not where what it names sits.
+    r"|(?:^|[.?!:;]\s+|\b(?:and|so|but|then)\s+)where\b(?!" + _THE_PROBLEM + r")"
+    r"|\bwhere\s+(?:do|does|did|is|are|should|would|can|could|will|to)\b(?!" + _THE_PROBLEM + r")",
     _I,
 )
 
