@@ -166,6 +166,14 @@ def test_a_report_one_of_whose_sentences_is_about_an_outside_area_gets_no_closes
         " Nothing in the logs before the timeout."
     )
     assert semantic_engine.ask(report).answered
+    # Nor is one that says plainly in one sentence what of the stack it is about, whatever its
+    # other sentence on scaling a server on Kubernetes is near.
+    report = (
+        "need fractional GPU sharing for the embedding server inside kubernetes. Right now the"
+        " embedding service is not running in Kubernetes, which is a problem since we cannot scale"
+        " those servers easily."
+    )
+    assert semantic_engine.ask(report).answered
 
 
 def test_questions_near_the_boundary_but_inside_it_are_still_answered(semantic_engine: Engine) -> None:

@@ -256,12 +256,18 @@ def outside_in_a_sentence(engine: Engine, question: str) -> str | None:
         return None
     index = engine.linker.semantic_index()
     statements = engine.passages.semantic_index().vectors
+    outside: str | None = None
     for said in sentences:
         vector = index.embedder.encode_query(said)
         found = index.outside_of(vector)
-        if found is not None and found[1] > float((statements @ vector).max()) + SENTENCE_OUTSIDE_MARGIN:
-            return found[0]
-    return None
+        inside = float((statements @ vector).max())
+        if inside >= SENTENCE_INSIDE:
+            # "fractional GPU usage for the embedding server in kubernetes": a sentence squarely
+            # about the stack says what the report is about; another on scaling a server is context.
+            return None
+        if outside is None and found is not None and found[1] > inside + SENTENCE_OUTSIDE_MARGIN:
+            outside = found[0]
+    return outside
 
 
 #: A report's sentences measured one by one against the neighbouring areas (``outside_in_a_sentence``):
@@ -276,6 +282,9 @@ OUTSIDE_SENTENCE_WORDS = 6
 #: How much nearer (cosine) to an outside area than to the graph's nearest statement such a
 #: sentence must be: as near to both is chance ("when I update a text file it takes 2-3 s").
 SENTENCE_OUTSIDE_MARGIN = 0.01
+#: A sentence this near (cosine) to one of the graph's statements is about the stack, whatever
+#: the report's other sentences are near.
+SENTENCE_INSIDE = 0.65
 
 
 #: How many of the best passages are looked at for a subject whose name the question writes part of.
