@@ -869,6 +869,10 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     assert subject("how do I oil my bicycle wheel?") == "bicycle wheel"  # a wheel, but a bicycle's
     assert subject("how do I learn to paint?") == "paint"  # a thing to do
     assert subject("how do I learn to debug it?") is None  # a thing to do the graph knows
+    # The verb of a thing to do is no modifier of its object: catching regressions is about
+    # regressions, baking bread about bread.
+    assert subject("so how are we supposed to catch regressions then?") is None
+    assert subject("how do I learn to bake bread?") == "bake bread"
     # What follows a thing as a past participle says something of it, and is no head of its own.
     assert subject("what is the assumption baked into L2 there?") is None
     assert subject("how long is the bread baked in the oven?") == "bread"

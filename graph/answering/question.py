@@ -343,7 +343,10 @@ class Question:
                 continue
             # The head word, or an ordinary English word before it ("my bike chain": a chain,
             # but a bike's): either says the thing is not the graph's.
-            modifiers = [w for w in phrase[:-1] if w in engine.common_words]
+            # After "to", the first word is the verb of the thing to do, not a modifier: "supposed
+            # to catch regressions" is about regressions, "learn to bake bread" about bread.
+            before_head = phrase[1:-1] if word == _TO_DO else phrase[:-1]
+            modifiers = [w for w in before_head if w in engine.common_words]
             said = [phrase[-1], *modifiers]
             if ordinary:  # only plain English counts, not a name the graph lacks ("the gdrcopy")
                 said = [w for w in said if w in engine.common_words]
