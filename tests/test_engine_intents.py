@@ -930,3 +930,11 @@ def test_an_analogy_asked_of_a_named_thing_is_answered_by_it(engine: Engine) -> 
 def test_a_tool_asked_for_to_watch_something_asks_for_a_check(question: str) -> None:
     """A dashboard or utility asked for to watch something is a check: the tools that read it."""
     assert intents.detect(question).intent == intents.DIAGNOSE
+
+
+def test_what_a_thing_pointed_at_is_for_asks_for_its_definition(semantic_engine: Engine) -> None:
+    """ "what's it actually for" asks what the thing pointed at is for, in whichever sentence it
+    is asked: after "is the nine-layer model just another box diagram?" it is the model."""
+    assert intents.detect("is it just another box diagram? what's it actually for").intent == intents.DEFINE
+    answer = semantic_engine.ask("honestly is the nine-layer model just another diagram? what is it for?")
+    assert answer.answered and answer.answer.startswith("Nine-layer model"), answer.answer

@@ -201,6 +201,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # for model weights" or "the service definition".
             r"|\bdefine\b|\b(?:the|a|give|its)\s+definition\b|\bdefinition\s+of\b|\bmeaning of\b"
             r"|\bwhat\b[^.?!]{0,60}\bused for\b|\bused for what\b|\btell me about\b"
+            # "what's it actually for?": what the thing pointed at is for, wherever it is asked.
+            r"|\bwhat(?:'s|s|\s+is|\s+are)\s+(?:it|they|this|that)\s+(?:\w+ly\s+)?for\s*(?:[?.!]|$)"
             # "explain"/"describe" asks for a description when it opens a sentence or is asked of
             # someone ("can you explain"); "kubectl describe pod" in a pasted log asks nothing.
             # "Describe the bug" heads an issue template: the report that follows asks no definition.
