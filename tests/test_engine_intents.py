@@ -158,6 +158,9 @@ def test_vs_between_two_measurements_compares_no_things() -> None:
     # Two numbers set side by side are a measurement against an expectation, not a comparison.
     assert detect("our all-reduce bus bandwidth is 90 GB/s vs ~190 expected").intent != COMPARE
     assert detect("step time 30 ms vs 120 ms on the second rack").intent != COMPARE
+    # Nor is a "vs" saying which of two a problem is: the check asked for tells them apart.
+    assert detect("where do i look to confirm it's a driver vs cuda version thing?").intent != COMPARE
+    assert detect("NCCL vs RCCL: which one has fewer problems?").intent == COMPARE
 
 
 def test_what_things_pointed_at_are_called_asks_for_their_names(semantic_engine: Engine) -> None:

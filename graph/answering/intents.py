@@ -108,7 +108,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|\bcompare\s+(?!to\b|with\b)\w+"
             # Nor does a "vs" inside parentheses, an aside on what a question asks ("which NCCL
             # transport is used (IB vs socket)?").
+            # Nor a "vs" naming which of two a problem is ("confirm it's a driver vs cuda version
+            # thing"): the check asked for tells them apart.
             r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
+            r"(?!\.?\s+[\w.-]+(?:\s+[\w.-]+){0,2}\s+(?:thing|issue|problem)\b)"
             # "we're benchmarking SGLang against vLLM": two things measured side by side.
             r"|\b(?:benchmark(?:s|ed|ing)?|weigh(?:s|ed|ing)?|pitt(?:ed|ing))\s+[\w.-]+\s+against\s+\w"
             r"|\bdiffer(s)?\s+from\b|\bhow\s+(?:is|are|does|do)\b[^.?!]{1,60}\bdifferent\s+(?:from|than|to)\b"
