@@ -1941,3 +1941,53 @@ def test_how_a_thing_fails_is_its_own_layers_failure_mode(semantic_engine: Engin
     semantic_engine.ask("what is Volcano?", conversation)
     fails = semantic_engine.ask("how does it fail?", conversation)
     assert "L5 Kubernetes & Containers" in fails.answer.split(":")[1], fails.answer
+
+
+@pytest.mark.parametrize(
+    ("turns", "reading"),
+    [
+        (
+            [
+                "NoValidHost on every gpu flavor since the upgrade",
+                "openstack compute service list says they're all enabled",
+                "so that means compute is fine?",
+            ],
+            "administrative",
+        ),
+        (
+            [
+                "16 node training keeps stalling in allreduce",
+                "ibstat shows every port Active",
+                "that rules out the links right?",
+            ],
+            "rated speed",
+        ),
+    ],
+)
+def test_asked_if_a_finding_settles_it_the_answer_says_how_to_read_the_check(
+    semantic_engine: Engine, turns: list[str], reading: str
+) -> None:
+    """ "so that rules them out, right?" after "ibstat shows every port Active" asks how to read
+    what the check found: what the check shows ("a port negotiated below its rated speed ..."),
+    not the problem's answer again."""
+    conversation = Conversation()
+    for turn in turns:
+        answer = semantic_engine.ask(turn, conversation)
+    assert reading in answer.answer and answer.context, answer.answer
+
+
+def test_a_check_is_said_to_have_found_something_right_after_its_name() -> None:
+    assert intents.says_it_found("ibstat shows every port Active", "ibstat")
+    assert intents.says_it_found("nccl-tests came back at 90 GB/s", "nccl-tests")
+    assert not intents.says_it_found("should I run ibstat? the trace shows nothing", "ibstat")
+    assert intents.asks_if_settled("so that rules them out, right?")
+    assert not intents.asks_if_settled("what rules apply to that?")
+
+
+def test_a_report_naming_the_check_it_ran_gets_what_the_check_shows(semantic_engine: Engine) -> None:
+    """A report that read a check gets how to read it ("Read Events, not Status"), however much
+    of its answer gives only the command."""
+    answer = semantic_engine.ask(
+        "pods stuck in Pending. kubectl describe pod shows nothing useful in the output"
+    )
+    assert "Read Events, not Status" in answer.answer, answer.answer

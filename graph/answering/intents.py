@@ -400,6 +400,26 @@ _FINDING = re.compile(
 )
 
 
+def says_it_found(text: str, name: str) -> bool:
+    """Whether the text says what ``name`` (a check) found, right after naming it: "ibstat says
+    Active", "compute service list shows every row enabled", "nccl-tests came back at 90 GB/s"."""
+    return bool(re.search(re.escape(name) + r"[\s,:)`'\"]+(?:\w+\s+){0,2}?" + _FINDING.pattern, text, _I))
+
+
+#: "so that rules them out, right?", "that means the fabric is fine?": whether what was just found
+#: settles it, asked of the finding.
+_ASKS_IF_SETTLED = re.compile(
+    r"^\s*(?:(?:so|and|ok(?:ay)?|but)[\s,]+)*(?:that|this|it)\s+(?:rules?|means?|settles?|clears?|proves?)\b",
+    _I,
+)
+
+
+def asks_if_settled(text: str) -> bool:
+    """Whether the turn asks if what was just found settles the question ("so that rules them
+    out, right?")."""
+    return bool(_ASKS_IF_SETTLED.search(text))
+
+
 def reports_a_finding(text: str) -> bool:
     """Whether the text reports what a check found and asks nothing: no question mark, no asking
     cue, and a word of reporting ("trace says it's requests queueing at the endpoint, not gen")."""

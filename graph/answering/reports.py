@@ -920,7 +920,43 @@ def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
             else:
                 lines.append(name)
         told.append(([ctx.catalog.display(iri)], checks, lines))
-    return " ".join(sentence(f"To check {join(names)}: {join(lines, 'or')}") for names, _, lines in told)
+    readings = []
+    for check in checks_run(ctx):
+        # "compute service list shows every nova-compute row as enabled": the report read a check;
+        # what that check shows says how to read what it found ("Status is administrative intent,
+        # State is reality"), which an answer giving only the command leaves out.
+        shows = ctx.facts(check).text(SG.shows)
+        if shows and not _shows_said(said, shows):
+            ctx.evidence.entity(check)
+            ctx.evidence.fact(check, SG.shows, shows)
+            readings.append(
+                f"{diagnostic_name(ctx, check, record=False)} shows: {first_sentences(shows, 320)}"
+            )
+    return " ".join(
+        [sentence(f"To check {join(names)}: {join(lines, 'or')}") for names, _, lines in told]
+        + [sentence(line) for line in readings]
+    )
+
+
+def checks_run(ctx: Context) -> list[str]:
+    """The checks a report says it ran and what they found ("ibstat says Active", "compute
+    service list shows every row enabled"): checks named surely in a sentence reporting a finding."""
+    return list(
+        dict.fromkeys(
+            m.iri
+            for m in ctx.parsed.mentions
+            if m.how in NAMED_HOW
+            and m.score >= STRONG_LINK
+            and ctx.catalog.is_a(m.iri, SG.Diagnostic)
+            and intents.says_it_found(ctx.question, m.surface)
+        )
+    )[:NAMED_CHECKS]
+
+
+def _shows_said(said: str, shows: str) -> bool:
+    """Whether an answer says (most of) what a check shows."""
+    words = set(terms(shows))
+    return not words or len(words & set(terms(said))) >= CHECK_SAID * len(words)
 
 
 def checkable_named(ctx: Context) -> list[str]:

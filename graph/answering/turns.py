@@ -72,6 +72,9 @@ def report_carried_on(engine: Engine, parsed: Question, conversation: Conversati
         return None
     finding = conversation.focus in engine.problems and intents.reports_a_finding(parsed.text)
     last = conversation.turns[-1].question
+    # "so that rules them out, right?" right after a finding asks how to read what was found:
+    # the finding's report, carried on.
+    finding = finding or (intents.asks_if_settled(parsed.text) and intents.reports_a_finding(last))
     if not finding and not is_remark(engine, parsed) and not _states_more(parsed, last):
         return None
     if _about_something_else(engine, parsed):
