@@ -941,3 +941,21 @@ def test_what_a_thing_pointed_at_is_for_asks_for_its_definition(semantic_engine:
     assert intents.detect("is it just another box diagram? what's it actually for").intent == intents.DEFINE
     answer = semantic_engine.ask("honestly is the nine-layer model just another diagram? what is it for?")
     assert answer.answered and answer.answer.startswith("Nine-layer model"), answer.answer
+
+
+def test_the_diagram_a_question_asks_about_is_how_the_source_draws_it(semantic_engine: Engine) -> None:
+    """ "which plugins does the diagram name?" asks what the source's drawing shows, not about a
+    thing called "diagram" the graph lacks."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "in the control-plane diagram of the nine-layer model, the kubelet passes pod networking to the CNI",
+        conversation,
+    )
+    answer = semantic_engine.ask("which plugins does the diagram actually show there?", conversation)
+    assert answer.answered and "CNI" in answer.answer, answer.answer
+
+
+def test_simulations_are_the_hpc_workload(semantic_engine: Engine) -> None:
+    """Simulations are what HPC runs: placed as the HPC workload, in L1."""
+    answer = semantic_engine.ask("which layer do our weather simulations belong to?")
+    assert "HPC" in answer.answer and "L1 Application" in answer.answer, answer.answer
