@@ -1991,3 +1991,12 @@ def test_a_report_naming_the_check_it_ran_gets_what_the_check_shows(semantic_eng
         "pods stuck in Pending. kubectl describe pod shows nothing useful in the output"
     )
     assert "Read Events, not Status" in answer.answer, answer.answer
+
+
+def test_a_phrase_describing_what_was_named_before_is_about_it(semantic_engine: Engine) -> None:
+    """ "the collective library" after a turn naming NCCL is NCCL (the NVIDIA Collective
+    Communications Library), not the collective operations its first word names."""
+    conversation = Conversation()
+    semantic_engine.ask("our training stack is pytorch on cuda with nccl today", conversation)
+    answer = semantic_engine.ask("we're adding amd gpus, what replaces the collective library there?", conversation)
+    assert answer.context == "NCCL" and "RCCL" in answer.answer, answer.answer

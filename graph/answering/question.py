@@ -338,7 +338,7 @@ class Question:
             pointed_back = pointed_back or i in pointers
             if word not in _DETERMINERS:
                 continue
-            phrase = _noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS])
+            phrase = noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS])
             if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
                 continue
             # The head word, or an ordinary English word before it ("my bike chain": a chain,
@@ -389,7 +389,7 @@ def _part_asked_of(text: str, mentions: tuple[Mention, ...]) -> str | None:
     return next((m.iri for m in mentions if start <= m.start and m.end <= end), None)
 
 
-def _noun_phrase(words: list[str]) -> list[str]:
+def noun_phrase(words: list[str]) -> list[str]:
     """The words of the phrase that opens ``words``: up to a stopword, or a past participle after
     its first word ("the assumption baked into L2" is an assumption, "the pod stuck in Pending" a
     pod: what follows the thing says something of it)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents, symptoms
 from stackgraph.graph.answering.context import OUTSIDE_AREA, Candidate
-from stackgraph.graph.answering.question import Question, foreign_word, ruled_out_terms
+from stackgraph.graph.answering.question import PHRASE_WORDS, Question, foreign_word, noun_phrase, ruled_out_terms
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import relational_words, terms
 from stackgraph.graph.linking import STOPWORDS
@@ -180,6 +180,11 @@ def follow_up(
         )
         and sum(t not in engine.lexical.idf for t in set(parsed.terms)) <= BARE_UNKNOWN
     )
+    described = described_before(engine, parsed, conversation)
+    if described is not None:
+        # "what replaces the collective library on those?" after "cuda + nccl": NCCL, described
+        # by the words of its name, whatever else those words name ("collective operations").
+        return [Candidate(described, 0.95, "conversation")] + [c for c in candidates if c.iri != described], True
     # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
     # asked for, of what the conversation is about.
     what_next = intents.asks_what_next(text)  # "checked the switches, now what?"
@@ -272,6 +277,36 @@ def mostly_foreign(engine: Engine, parsed: Question) -> bool:
     more of them than words of its own the graph does use."""
     foreign, _ = parsed.words_beyond_names(engine)
     return len(foreign) >= MOSTLY_FOREIGN and len(foreign) > parsed.known_own_words(engine)
+
+
+#: Words opening a phrase that describes something already said ("the collective library").
+_DEFINITE = frozenset({"the", "that", "this", "those", "these"})
+
+
+def described_before(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
+    """What the last turn named that a phrase of this turn describes in two or more words of its
+    name: "what replaces the collective library on those?" after "everything we run is cuda +
+    nccl" is about NCCL (NVIDIA Collective Communications Library). None when no phrase fits
+    exactly one such thing, or the turn names it itself."""
+    turn = conversation.turns[-1]
+    if turn.declined or not turn.named:
+        return None
+    words = parsed.normalized.split()
+    for i, word in enumerate(words):
+        if word not in _DEFINITE:
+            continue
+        phrase = {t for w in noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS]) for t in terms(w)}
+        if len(phrase) < 2:
+            continue
+        fits = [
+            iri
+            for iri in turn.named
+            if (record := engine.catalog.get(iri)) is not None
+            and any(phrase <= set(terms(label)) for label in engine.catalog.all_labels(record))
+        ]
+        if len(fits) == 1 and not any(m.iri == fits[0] for m in parsed.mentions):
+            return fits[0]
+    return None
 
 
 def _about_something_else(engine: Engine, parsed: Question) -> bool:
