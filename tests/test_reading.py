@@ -1847,9 +1847,9 @@ def test_a_follow_up_mostly_in_words_the_graph_never_uses_stands_alone(engine: E
         conversation,
     )
     assert answer.context is None and not answer.answered, answer.answer
-    # Two such words ("bias", "diagrams"; "known" only says what is asked) are too few to tell.
+    # Two such words ("bias", "surveys"; "known" only says what is asked) are too few to tell.
     assert (
-        len(Question.parse(engine, "is that a known bias of such diagrams?").words_beyond_names(engine)[0])
+        len(Question.parse(engine, "is that a known bias of such surveys?").words_beyond_names(engine)[0])
         == 2
     )
 
@@ -1998,5 +1998,7 @@ def test_a_phrase_describing_what_was_named_before_is_about_it(semantic_engine: 
     Communications Library), not the collective operations its first word names."""
     conversation = Conversation()
     semantic_engine.ask("our training stack is pytorch on cuda with nccl today", conversation)
-    answer = semantic_engine.ask("we're adding amd gpus, what replaces the collective library there?", conversation)
+    answer = semantic_engine.ask(
+        "we're adding amd gpus, what replaces the collective library there?", conversation
+    )
     assert answer.context == "NCCL" and "RCCL" in answer.answer, answer.answer

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents, symptoms
 from stackgraph.graph.answering.context import OUTSIDE_AREA, Candidate
-from stackgraph.graph.answering.question import PHRASE_WORDS, Question, foreign_word, noun_phrase, ruled_out_terms
+from stackgraph.graph.answering.question import (
+    PHRASE_WORDS,
+    Question,
+    foreign_word,
+    noun_phrase,
+    ruled_out_terms,
+)
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.lexical import relational_words, terms
 from stackgraph.graph.linking import STOPWORDS
@@ -184,7 +190,9 @@ def follow_up(
     if described is not None:
         # "what replaces the collective library on those?" after "cuda + nccl": NCCL, described
         # by the words of its name, whatever else those words name ("collective operations").
-        return [Candidate(described, 0.95, "conversation")] + [c for c in candidates if c.iri != described], True
+        return [Candidate(described, 0.95, "conversation")] + [
+            c for c in candidates if c.iri != described
+        ], True
     # "which layers do I go after in the 8-layer map?" names no subject of its own: a layer is
     # asked for, of what the conversation is about.
     what_next = intents.asks_what_next(text)  # "checked the switches, now what?"
