@@ -959,3 +959,14 @@ def test_simulations_are_the_hpc_workload(semantic_engine: Engine) -> None:
     """Simulations are what HPC runs: placed as the HPC workload, in L1."""
     answer = semantic_engine.ask("which layer do our weather simulations belong to?")
     assert "HPC" in answer.answer and "L1 Application" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize("turn", ["what would we give up for it?", "any downsides?", "so any drawbacks?"])
+def test_what_a_thing_costs_is_asked_of_its_definition(semantic_engine: Engine, turn: str) -> None:
+    """ "what would we give up for it?" after a setting asks what it costs, which its definition
+    says ("trades memory for precision")."""
+    assert intents.detect(turn).intent == intents.DEFINE
+    conversation = Conversation()
+    semantic_engine.ask("thinking about setting kv_cache_dtype to fp8 on our vLLM servers", conversation)
+    answer = semantic_engine.ask(turn, conversation)
+    assert "precision" in answer.answer and answer.context == "kv_cache_dtype", answer.answer

@@ -204,6 +204,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # for model weights" or "the service definition".
             r"|\bdefine\b|\b(?:the|a|give|its)\s+definition\b|\bdefinition\s+of\b|\bmeaning of\b"
             r"|\bwhat\b[^.?!]{0,60}\bused for\b|\bused for what\b|\btell me about\b"
+            # "what did we give up for it?", "any downsides?": what a thing costs, which its
+            # definition says ("trades memory for precision").
+            r"|\bwhat\s+(?:do|did|would|will|does)\s+(?:we|i|you|one|it)\s+(?:give\s+up|sacrifice|lose|trade\s+away)\b"
+            r"|^\s*(?:(?:so|and|ok|but)[\s,]+)?any\s+(?:downsides?|drawbacks?|catch(?:es)?|cons)\b"
             # "what's it actually for?": what the thing pointed at is for, wherever it is asked.
             r"|\bwhat(?:'s|s|\s+is|\s+are)\s+(?:it|they|this|that)\s+(?:\w+ly\s+)?for\s*(?:[?.!]|$)"
             # "explain"/"describe" asks for a description when it opens a sentence or is asked of
