@@ -2002,3 +2002,21 @@ def test_a_phrase_describing_what_was_named_before_is_about_it(semantic_engine: 
         "we're adding amd gpus, what replaces the collective library there?", conversation
     )
     assert answer.context == "NCCL" and "RCCL" in answer.answer, answer.answer
+
+
+def test_a_check_the_report_ran_and_a_layer_named_in_passing_keep_the_problem_under_way(
+    semantic_engine: Engine,
+) -> None:
+    """ "ran nccl-tests and busbw falls off a cliff" reports what a check found (a cliff is how
+    far it fell, not a thing the graph lacks), and "what should the network team check then?"
+    names a layer only by an ordinary word: both are about the stall under way."""
+    assert intents.reports_a_finding("ran nccl-tests and busbw falls off a cliff across the spine")
+    conversation = Conversation()
+    for turn in (
+        "32-node training on roce keeps hanging",
+        "ran nccl-tests and busbw falls off a cliff across the spine",
+        "what should the network team check on their side then?",
+    ):
+        answer = semantic_engine.ask(turn, conversation)
+        assert answer.context in (None, "Multi-node cluster stalls"), (turn, answer.context)
+    assert answer.context == "Multi-node cluster stalls" and "PFC" in answer.answer, answer.answer

@@ -399,7 +399,7 @@ def asks_what_next(question: str) -> bool:
 #: port is at 100G"): a statement that carries the report on, not a question of its own.
 _FINDING = re.compile(
     r"\b(?:says?|said|shows?|showed|shown|showing|reports?|reported|turns?\s+out|turned\s+out"
-    r"|came\s+back|comes\s+back|points?\s+(?:at|to)|traced|profiled|measured|checked)\b",
+    r"|came\s+back|comes\s+back|points?\s+(?:at|to)|traced|profiled|measured|checked|ran|tested)\b",
     _I,
 )
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents, symptoms
-from stackgraph.graph.answering.context import OUTSIDE_AREA, Candidate
+from stackgraph.graph.answering.context import OUTSIDE_AREA, STRONG_LINK, Candidate
 from stackgraph.graph.answering.question import (
     PHRASE_WORDS,
     Question,
@@ -245,8 +245,16 @@ def follow_up(
         # the next check is asked of the problem under way, not of the last check answered.
         problem = next((t.focus for t in reversed(conversation.turns) if t.focus in engine.problems), focus)
         return [Candidate(problem, 0.95, "conversation")], True
+    # A turn naming a layer only by an ordinary word ("what should the network folks look at
+    # then?") brings no subject of its own: it leans on the conversation's. A technology named in
+    # ordinary English ("besides volcano, ...") is still named.
+    surely_named = [
+        c
+        for c in named
+        if c.score >= STRONG_LINK or c.how == "fuzzy" or not engine.catalog.is_a(c.iri, SG.Layer)
+    ]
     if (
-        named
+        surely_named
         and not bare_why
         and (not parsed.points_back or parsed.points_at_own_names or len(parsed.terms) >= STANDALONE_TERMS)
     ):
