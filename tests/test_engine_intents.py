@@ -970,3 +970,11 @@ def test_what_a_thing_costs_is_asked_of_its_definition(semantic_engine: Engine, 
     semantic_engine.ask("thinking about setting kv_cache_dtype to fp8 on our vLLM servers", conversation)
     answer = semantic_engine.ask(turn, conversation)
     assert "precision" in answer.answer and answer.context == "kv_cache_dtype", answer.answer
+
+
+def test_a_measurement_that_went_from_one_value_to_another_reports_a_problem(semantic_engine: Engine) -> None:
+    """ "first-token latency went from ~400ms to 3s" reports a change, as "went up" does: the
+    problem slow first tokens, not how to watch TTFT."""
+    assert intents.looks_like_symptom("p95 went from 200ms to 2s overnight")
+    answer = semantic_engine.ask("TTFT went from 0.5s to 6s after the upgrade")
+    assert answer.answer.startswith("Slow first-token delivery"), answer.answer
