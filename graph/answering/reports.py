@@ -997,8 +997,7 @@ def _says_check(ctx: Context, said: str, check: str, name: str) -> bool:
         return True
     if _as_words(name.strip("`")) not in _as_words(said):
         return False
-    shows = set(terms(ctx.facts(check).text(SG.shows) or ""))
-    return not shows or len(shows & set(terms(said))) >= CHECK_SAID * len(shows)
+    return _shows_said(said, ctx.facts(check).text(SG.shows) or "")
 
 
 def _as_words(text: str) -> str:
