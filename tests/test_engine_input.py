@@ -17,6 +17,8 @@ def test_bad_input_is_declined_with_one_line_error(engine: Engine) -> None:
         ("x" * 100_000, "limit"),
         ("\x00\x01\x02", "empty"),
         ("?!", "no words"),
+        # Words in a script the engine does not read are words, not none.
+        ("多文档的时候不知道命中了哪些内容", "no words in English"),
         (b"\xff\xfe where", "UTF-8"),
         (42, "text"),
     ):

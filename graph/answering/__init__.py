@@ -147,6 +147,9 @@ def sanitize(question: object) -> str:
     if not text:
         raise InvalidQuestion("the question is empty")
     if not re.search(r"[A-Za-z0-9]", text):
+        if any(ch.isalpha() for ch in text):
+            # "带上下文的对话可不可以增加命中内容的日志": words, in a script the engine does not read.
+            raise InvalidQuestion("the question has no words in English, the only language stackgraph reads")
         raise InvalidQuestion("the question has no words")
     return text
 
