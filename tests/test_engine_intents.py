@@ -978,3 +978,15 @@ def test_a_measurement_that_went_from_one_value_to_another_reports_a_problem(sem
     assert intents.looks_like_symptom("p95 went from 200ms to 2s overnight")
     answer = semantic_engine.ask("TTFT went from 0.5s to 6s after the upgrade")
     assert answer.answer.startswith("Slow first-token delivery"), answer.answer
+
+
+def test_the_first_thing_to_check_asks_where_to_look(semantic_engine: Engine) -> None:
+    """ "whats the first thing to check then" after a bad RAG answer asks where to look (was the
+    right document retrieved?), not who owns the problem."""
+    assert intents.detect("ok whats the first thing to check then").intent == intents.DIAGNOSE
+    conversation = Conversation()
+    semantic_engine.ask(
+        "our RAG bot gave a customer a wrong answer, should we move to a larger model?", conversation
+    )
+    answer = semantic_engine.ask("ok whats the first thing to check then", conversation)
+    assert answer.intent == intents.DIAGNOSE and "retrieved" in answer.answer, answer.answer

@@ -70,6 +70,8 @@ _WAY_TO_READ = (
 #: "which command shows it?", "is there a way to get GPU usage per pod?").
 _CHECK = re.compile(
     r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
+    # "first thing to check?" after a report: where to look for its problem.
+    r"|\b(?:first|next)\s+(?:thing\s+|place\s+|step\s+)?to\s+(?:check|look\s+at|inspect|verify)\b"
     # "is there a top-like dashboard to watch per-GPU memory?" asks for a tool that reads it.
     r"|\b(tool|tools|utility|utilities|way|dashboard|dashboards)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|monitoring|inspect|see|find|watch|view|track|observe)\b"
     r"|" + _WAY_TO_READ,
