@@ -58,6 +58,10 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind33.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind34.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind35.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind36.jsonl --min 50
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind37.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind38.jsonl --min 65
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind39.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
@@ -74,6 +78,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind18.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind19.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind20.jsonl --min 85
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind21.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

@@ -38,7 +38,11 @@ them in CI; here the same judge reads answers from one engine in this process. T
 - ``follow_ups_blind22.jsonl``: 36 more (six off-topic, fifteen of three turns), written blind and
   never read while the engine was worked on: 22/36 on the session's first commit and at its end.
 - ``follow_ups_blind23.jsonl``: 36 more (six off-topic, fifteen of three turns), written blind and
-  never read while the engine was worked on: 22/36 on the session's first commit, 23/36 at its end.
+  not read while the engine was worked on: 22/36 on the session's first commit, 23/36 at its end
+  (read from the next session on).
+- ``follow_ups_blind24.jsonl`` and ``follow_ups_blind25.jsonl``: 36 more each (six off-topic,
+  sixteen and seventeen of three turns), written blind and never read while the engine was worked
+  on: 23/36 and 26/36 on the session's first commit.
 """
 
 from __future__ import annotations
@@ -76,6 +80,8 @@ BARS = {
     "follow_ups_blind21.jsonl": 0.6,
     "follow_ups_blind22.jsonl": 0.55,
     "follow_ups_blind23.jsonl": 0.6,
+    "follow_ups_blind24.jsonl": 0.6,
+    "follow_ups_blind25.jsonl": 0.7,
 }
 
 
