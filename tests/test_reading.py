@@ -873,6 +873,9 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     # regressions, baking bread about bread.
     assert subject("so how are we supposed to catch regressions then?") is None
     assert subject("how do I learn to bake bread?") == "bake bread"
+    # A thing to do to what was said ("to catch that?") is done to the conversation's subject.
+    assert subject("what sits in the request path to catch that?") is None
+    assert subject("how do I get the printer to print that?") == "printer"
     # What follows a thing as a past participle says something of it, and is no head of its own.
     assert subject("what is the assumption baked into L2 there?") is None
     assert subject("how long is the bread baked in the oven?") == "bread"

@@ -341,6 +341,9 @@ class Question:
             phrase = noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS])
             if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
                 continue
+            after = i + 1 + len(phrase)
+            if word == _TO_DO and after in pointers and (after + 1 == len(words) or after + 1 in starts):
+                continue  # "what sits in the path to catch that?": a thing done to what was said
             # The head word, or an ordinary English word before it ("my bike chain": a chain,
             # but a bike's): either says the thing is not the graph's.
             # After "to", the first word is the verb of the thing to do, not a modifier: "supposed
