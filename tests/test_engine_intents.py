@@ -990,3 +990,16 @@ def test_the_first_thing_to_check_asks_where_to_look(semantic_engine: Engine) ->
     )
     answer = semantic_engine.ask("ok whats the first thing to check then", conversation)
     assert answer.intent == intents.DIAGNOSE and "retrieved" in answer.answer, answer.answer
+
+
+def test_vs_setting_two_states_side_by_side_compares_no_things(semantic_engine: Engine) -> None:
+    """ "what's running in prod vs what's in the repo" sets two states side by side, the drift a
+    hand-applied hotfix leaves: GitOps, not a comparison of kubectl and inference."""
+    question = (
+        "someone hand-patched the inference deployment with kubectl apply during the outage, now nobody"
+        " knows what's running in prod vs what's in the repo"
+    )
+    assert intents.detect(question).intent != intents.COMPARE
+    assert intents.detect("vLLM vs TGI for a small team?").intent == intents.COMPARE
+    answer = semantic_engine.ask(question)
+    assert "Git-driven" in answer.answer, answer.answer

@@ -114,6 +114,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # thing"): the check asked for tells them apart.
             r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
             r"(?!\.?\s+[\w.-]+(?:\s+[\w.-]+){0,2}\s+(?:thing|issue|problem)\b)"
+            # Nor one setting two states side by side ("what's running in prod vs what's in git").
+            r"(?!\.?\s+(?:what|how|where|when|who)\b)"
             # "we're benchmarking SGLang against vLLM": two things measured side by side.
             r"|\b(?:benchmark(?:s|ed|ing)?|weigh(?:s|ed|ing)?|pitt(?:ed|ing))\s+[\w.-]+\s+against\s+\w"
             r"|\bdiffer(s)?\s+from\b|\bhow\s+(?:is|are|does|do)\b[^.?!]{1,60}\bdifferent\s+(?:from|than|to)\b"
