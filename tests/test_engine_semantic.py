@@ -73,6 +73,8 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         "how do I raise the JVM heap for our Spring Boot service running on kubernetes?",
         # Nor is a laptop's sound: its configs and adapters are no cluster's.
         "my bluetooth headphones crackle every few seconds since the last pipewire update, default configs",
+        # Nor is a game's crash, however much it says "crash", "loading" and "GPU".
+        "my modded skyrim crashes to desktop whenever I load a save, any fix?",
         # Nor is statistics: an L2 penalty is no layer.
         "should I use an L1 or L2 penalty for my ridge regression on survey data?",
     ):
