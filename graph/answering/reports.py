@@ -940,7 +940,8 @@ def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
 
 def checks_run(ctx: Context) -> list[str]:
     """The checks a report says it ran and what they found ("ibstat says Active", "compute
-    service list shows every row enabled"): checks named surely in a sentence reporting a finding."""
+    service list shows every row enabled"): checks named surely and followed, within two words,
+    by a word of finding (``intents.says_it_found``)."""
     return list(
         dict.fromkeys(
             m.iri
