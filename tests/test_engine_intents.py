@@ -109,6 +109,30 @@ def test_why_design_choice(engine: Engine) -> None:
     assert "NCCL never calls Kubernetes" in answer.answer
 
 
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [
+        (
+            "why doesn't the nine-layer model make slurm one of the stacked layers? it's clearly critical",
+            "NCCL never calls Kubernetes",
+        ),
+        (
+            "why does the nine-layer model draw storage as its own column next to the layers?",
+            "decide whether GPUs wait",
+        ),
+    ],
+)
+def test_a_why_asked_of_a_layer_model_about_what_it_names_gets_the_models_design_choice(
+    engine: Engine, question: str, reason: str
+) -> None:
+    """The design choice of the named model that bears on the named thing (Slurm sits in the
+    control plane, which the choice "orchestration is a control plane" applies to) gives the
+    reason, though statements of where it sits match more of the question's words."""
+    answer = ask(engine, question)
+    assert answer.intent == "why"
+    assert reason in answer.answer, answer.answer
+
+
 def test_a_why_asked_of_a_layer_is_answered_by_the_choice_that_gives_the_reason(engine: Engine) -> None:
     """ "why is parallelism its own layer?" names L3, to which a practice (keep tensor-parallel
     groups in one NVLink domain) applies as much as the design choice: the one stating a reason

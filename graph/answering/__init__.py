@@ -520,6 +520,9 @@ def _answer_linked(
             proposal = None
     else:
         proposal = _from_passages(ctx, answer)
+        reasons = _models_reasons(ctx, answer)
+        if proposal is not None and reasons and not reasons & {f.subject for f in proposal.facts}:
+            proposal = None
     unanswered: tuple[str, ...] | None = None
     if weak and proposal is None:
         unanswered = _nothing_behind(engine, ctx, parsed)
@@ -613,6 +616,17 @@ def _says_the_assumption_asked(guess: intents.IntentGuess, answer: Answer, quest
         and intents.asks_for_assumption(question)
         and compete.rests_on(answer, SG.assumption)
     )
+
+
+def _models_reasons(ctx: Context, answer: Answer) -> set[str]:
+    """The design choices whose reason answers a why question naming their layer model, and
+    bearing on what else it names ("why doesn't the nine-layer model make Kubernetes a layer?"):
+    passages not about them (the crosswalk of the layer Kubernetes sits in, matching more of the
+    words) say where things are, not why the model draws them so."""
+    if not (answer.answered and answer.intent == intents.WHY and ctx.model_hint):
+        return set()
+    choices = set(knowledge.choices_of_named_model(ctx))
+    return {f.subject for f in answer.facts if f.subject in choices and f.predicate == str(SG.reason)}
 
 
 def _from_passages(ctx: Context, first: Answer) -> Answer | None:

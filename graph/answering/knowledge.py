@@ -27,6 +27,13 @@ from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
+DCT_IS_PART_OF = "http://purl.org/dc/terms/isPartOf"
+#: How strongly a design choice of a layer model the question names, bearing on what else it
+#: names, counts as the reason asked for: below a choice the question names outright (1.0).
+MODEL_CHOICE_SCORE = 0.6
+#: A design choice bearing on more things than this ("some concerns cut across everything")
+#: is no reason for any one of them.
+CHOICE_MAX_TARGETS = 5
 #: An acronym, perhaps with its version ("RoCE v2").
 _ACRONYM = re.compile(r"^[A-Z0-9][A-Za-z0-9/+-]{0,9}( v\d+)?$")
 
@@ -219,6 +226,9 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...], fixes: bool = False) 
     for iri, score in semantic:
         if score >= SEMANTIC_RELEVANT:
             scores[iri] = max(scores.get(iri, 0.0), score * 0.9)
+    if "DesignChoice" in classes:
+        for iri in choices_of_named_model(ctx):
+            scores[iri] = max(scores.get(iri, 0.0), MODEL_CHOICE_SCORE)
     for cand in ctx.candidates if fixes else ():
         # A problem no cause is given for is explained by the reason of what fixes it: "why does
         # that happen?" after a runaway agent loop is answered by the hard iteration limit's
@@ -250,6 +260,32 @@ def _best_reasoned(ctx: Context, classes: tuple[str, ...], fixes: bool = False) 
     return Candidate(iri, min(1.0, score), "lexical") if score >= 0.3 else None
 
 
+def choices_of_named_model(ctx: Context) -> list[str]:
+    """Design choices of a layer model the question names that bear on something else it names,
+    or on the layer of the model that thing sits in: "why doesn't the nine-layer model make
+    Kubernetes one of the stacked layers?" is answered by the choice that orchestration is a
+    control plane, which the question's words alone ("stacked", "layers") do not reach."""
+    # What the question's words name ("storage" names S, whatever else was described), or, for
+    # a follow-up, what the conversation is about.
+    named = {m.iri for m in ctx.parsed.mentions} if ctx.parsed is not None else set()
+    if ctx.from_conversation:
+        named |= {c.iri for c in ctx.candidates}
+    if ctx.model_hint:
+        named.add(ctx.model_hint)
+    found = []
+    for iri in ctx.engine.entities_of("DesignChoice"):
+        facts = ctx.facts(iri)
+        applies = set(facts.iris(SG.appliesTo))
+        if not set(facts.iris(DCT_IS_PART_OF)) & named or len(applies) > CHOICE_MAX_TARGETS:
+            continue
+        for other in named - set(facts.iris(DCT_IS_PART_OF)):
+            layers = {p.layer for p in placements(ctx, other, record=False)}
+            if other in applies or layers & applies:
+                found.append(iri)
+                break
+    return found
+
+
 def why(ctx: Context) -> Answer | None:
     choice = _best_reasoned(ctx, ("DesignChoice", "Practice"), fixes=True)
     problems = ctx.of_type("Symptom", "TriageBranch", "Cause")
@@ -278,7 +314,12 @@ def why(ctx: Context) -> Answer | None:
         if choice is None:
             return best_sentence(ctx)
     passage = _best_passage(ctx)
-    if passage and choice.how != "exact" and passage[2] > choice.score + 0.15:
+    if (
+        passage
+        and choice.how != "exact"
+        and passage[2] > choice.score + 0.15
+        and choice.iri not in choices_of_named_model(ctx)
+    ):
         return best_sentence(ctx)  # the reason is said of something that is no practice
     return explain_reasoned(ctx, choice, intents.WHY)
 
