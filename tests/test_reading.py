@@ -2023,3 +2023,31 @@ def test_a_check_the_report_ran_and_a_layer_named_in_passing_keep_the_problem_un
         answer = semantic_engine.ask(turn, conversation)
         assert answer.context in (None, "Multi-node cluster stalls"), (turn, answer.context)
     assert answer.context == "Multi-node cluster stalls" and "PFC" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "unused"),
+    [
+        ("our logs say GPU Direct RDMA Disabled for HCA 0", "gpu direct rdma", True),
+        ("can't use gdr between the two boxes", "gdr", True),
+        ("how to enable GDR for our new NICs?", "gdr", True),
+        ("gdr is not being used on node 3", "gdr", True),
+        ("GDR works fine on every node", "gdr", False),
+        ("we rely on GDR for every job", "gdr", False),
+    ],
+)
+def test_a_named_thing_said_to_be_out_of_use_is_recognised(text: str, name: str, unused: bool) -> None:
+    assert intents.says_not_in_use(text, name) is unused
+
+
+def test_a_technology_said_to_be_out_of_use_gets_what_it_relies_on(engine: Engine) -> None:
+    """A report that the GPUDirect RDMA path is disabled wants the host kernel module that path
+    relies on, which statements about RDMA fabrics matching more of its words never name; the
+    same technology asked about in use gets no such line."""
+    answer = engine.ask(
+        "the training logs print 'GPU Direct RDMA Disabled for HCA 0' on every node of our RoCE "
+        "cluster, traffic otherwise flows fine over the fabric. what are we missing?"
+    )
+    assert "relies on" in answer.answer and "nvidia-peermem" in answer.answer, answer.answer
+    assert any(f.predicate.endswith("#uses") for f in answer.facts)
+    assert "relies on" not in engine.ask("where does GPUDirect RDMA fit?").answer

@@ -549,9 +549,12 @@ def _answer_linked(
     )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)
-    # A problem report that names a technology gets its checks, whatever answered it.
+    # A problem report that names a technology gets its checks, whatever answered it; a
+    # technology the question says is not in use gets what it relies on, before all else.
     if chosen.answered and not ctx.from_conversation and _is_report(parsed, guess.intent):
         chosen = reports.checks_named(ctx, chosen)
+    if chosen.answered and not ctx.from_conversation:
+        chosen = reports.needs_named(ctx, chosen)
     answer = chosen
     # An answer that says every word of the question is about what the graph knows; only the
     # others are measured against the neighbouring areas it does not cover, which spares most

@@ -414,6 +414,29 @@ def says_it_found(text: str, name: str) -> bool:
     return bool(re.search(re.escape(name) + r"[\s,:)`'\"]+(?:\w+\s+){0,2}?" + _FINDING.pattern, text, _I))
 
 
+#: Words saying a named thing is not in use: after it ("GPU Direct RDMA Disabled for HCA 0",
+#: "gdrdma isn't being used") or before it ("can't use gdrdma between two nodes", "how to enable
+#: GDR for NIC?").
+_UNUSED_AFTER = (
+    r"[\s,:)`'\"]+(?:\w+\s+){0,2}?(?:disabled|unavailable|missing|not\s+(?:being\s+)?(?:used|enabled|"
+    r"working|available|supported|loaded|detected)|(?:isn'?t|is\s+not|aren'?t|are\s+not|wasn'?t)"
+    r"\s+(?:being\s+)?(?:used|enabled|working|available|supported|loaded|detected))\b"
+)
+_UNUSED_BEFORE = (
+    r"\b(?:can'?t|cannot|can\s+not|couldn'?t|unable\s+to|fails?\s+to|failed\s+to|how\s+(?:do\s+(?:i|we|you)\s+|to\s+|can\s+(?:i|we)\s+)?"
+    r"|not\s+able\s+to)\s*(?:use|enable|turn\s+on|get|load)\s+(?:\w+\s+){0,1}?"
+)
+
+
+def says_not_in_use(text: str, name: str) -> bool:
+    """Whether the text says ``name`` (a technology it names) is not in use or cannot be turned
+    on: what it relies on is then the first thing to look at."""
+    spelled = r"[\s_-]+".join(re.escape(w) for w in name.split())
+    return bool(
+        re.search(spelled + _UNUSED_AFTER, text, _I) or re.search(_UNUSED_BEFORE + spelled + r"\b", text, _I)
+    )
+
+
 #: "so that rules them out, right?", "that means the fabric is fine?": whether what was just found
 #: settles it, asked of the finding.
 _ASKS_IF_SETTLED = re.compile(

@@ -51,6 +51,8 @@ from stackgraph.graph.model import Answer, Fact, SourceRef
 from stackgraph.graph.store import SG
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from stackgraph.graph.engine import Engine
 
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
@@ -850,12 +852,19 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
 def _with_checks(ctx: Context, answer: Answer, problem: str | None, keep: int) -> Answer | None:
     """``answer`` with the checks ``_checks_unsaid`` tells, or None when there are none or they
     do not fit without cutting the body below ``keep`` characters."""
+    return _with_told(ctx, answer, lambda kept: _checks_unsaid(ctx, kept, problem), keep)
+
+
+def _with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: int) -> Answer | None:
+    """``answer`` with what ``tell`` says of the part of its body kept (its facts go to a fresh
+    ``ctx.evidence``), or None when it says nothing or does not fit without cutting the body
+    below ``keep`` characters."""
     body = _body(answer.answer)
     kept = body
-    # Each round cuts the body for the checks and the note on what is inferred, said again of
+    # Each round cuts the body for what is told and the note on what is inferred, said again of
     # what is left; a check said only in what was cut is said in the next round's checks.
     for _ in range(3):
-        told = _checks_unsaid(ctx, kept, problem)
+        told = tell(kept)
         if not told:
             return None
         kept_facts = said_facts(body, kept, list(answer.facts))
@@ -936,6 +945,54 @@ def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
         [sentence(f"To check {join(names)}: {join(lines, 'or')}") for names, _, lines in told]
         + [sentence(line) for line in readings]
     )
+
+
+def needs_named(ctx: Context, answer: Answer) -> Answer:
+    """``answer`` plus what a technology the question says is not in use relies on: "GPU Direct
+    RDMA Disabled for HCA 0" or "can't use gdrdma between two nodes" wants the host kernel module
+    the GPUDirect RDMA path relies on (nvidia-peermem), which a passage on RDMA fabrics matching
+    more of the report's words never names."""
+    return _with_told(ctx, answer, lambda kept: _needs_unsaid(ctx, kept), MAX_ANSWER_CHARS // 3) or answer
+
+
+def _needs_unsaid(ctx: Context, said: str) -> str:
+    """ "X relies on Y: <what Y is>" for the first technology the question names surely and says
+    is not in use (``intents.says_not_in_use``), when ``said`` leaves out something it relies on
+    (``sg:uses``); Y is the first such, preferring what exists for X, then what the question does
+    not name."""
+    said_terms = set(terms(said))
+    named = {m.iri for m in ctx.parsed.mentions}
+    ctx.evidence = Evidence(ctx.engine)
+    for mention in ctx.parsed.mentions:
+        if not (
+            mention.how in NAMED_HOW
+            and mention.score >= STRONG_LINK
+            and intents.says_not_in_use(ctx.question, mention.surface)
+        ):
+            continue
+        needs = ctx.facts(mention.iri).iris(SG.uses)
+        # What exists for the thing (its definition names it: the module "that the GPUDirect
+        # RDMA path relies on") comes first, then what the question does not name: the user who
+        # says they loaded the module may still not have it where the path needs it.
+        label = ctx.catalog.label(mention.iri).lower()
+        unsaid = sorted(
+            (n for n in needs if not set(terms(ctx.catalog.label(n))) <= said_terms),
+            key=lambda n: (label not in (ctx.facts(n).text(SKOS_DEFINITION) or "").lower(), n in named),
+        )
+        if not unsaid:
+            continue
+        for need in needs:
+            ctx.evidence.fact(mention.iri, SG.uses, need)
+        first = unsaid[0]
+        ctx.evidence.entity(first)
+        about = ctx.facts(first).text(SKOS_DEFINITION)
+        labels = [ctx.catalog.label(n) for n in needs]
+        line = f"{ctx.catalog.label(mention.iri)} relies on {join(labels)}"
+        if about:
+            ctx.evidence.fact(first, SKOS_DEFINITION, about)
+            line += f". {ctx.catalog.label(first)}: {first_sentences(about, 320)}"
+        return sentence(line)
+    return ""
 
 
 def checks_run(ctx: Context) -> list[str]:
