@@ -410,3 +410,24 @@ def test_a_cause_in_the_layer_of_what_a_report_names_comes_first(engine: Engine)
         assert _by_match(ctx, causes)[0][0] == cause, (question, cause)
         tried += 1
     assert tried >= 2
+
+
+def test_a_step_of_a_path_is_checked_where_it_runs_over(engine: Engine) -> None:
+    """A step of the data path has no check of its own; what it runs over (named after "over" in
+    its label) does, and the checks of the step's endpoints (the GPU's nvidia-smi) do not say
+    whether that hop is in use."""
+    from stackgraph.graph.answering import symptoms
+    from stackgraph.graph.answering.context import Candidate
+    from stackgraph.graph.store import KG
+
+    ctx = _context(engine, "how do I check it is actually in use?")
+    steps = {
+        str(KG["datapath-gpudirect-storage"]): str(KG["gpudirect-storage"]),
+        str(KG["datapath-nvlink-intra-node"]): str(KG["nvlink"]),
+    }
+    for step, medium in steps.items():
+        assert symptoms._medium_checked(ctx, step) == medium
+    step = str(KG["datapath-gpudirect-storage"])
+    ctx.candidates = [Candidate(step, 0.95, "conversation")]
+    answer = symptoms.diagnose(ctx)
+    assert answer is not None and "gdscheck" in answer.answer, answer

@@ -547,6 +547,23 @@ def _tools_for(ctx: Context, iri: str, facts: EntityFacts, record: bool = True) 
 METRIC_TOOLS = 2
 
 
+def _medium_checked(ctx: Context, step: str) -> str | None:
+    """What a step of a path runs over (``sg:involves``, named after "over" in the step's label:
+    GPUDirect Storage of "Storage to GPU over GPUDirect Storage"), when the graph has checks
+    for it."""
+    label = ctx.catalog.label(step)
+    if " over " not in label:
+        return None
+    over = set(terms(label.split(" over ", 1)[1]))
+    for iri in ctx.facts(step).iris(SG.involves):
+        names = ctx.catalog.all_labels(ctx.catalog.get(iri))
+        if any(set(terms(n)) and set(terms(n)) <= over for n in names) and ctx.facts(iri).iris(
+            SG.diagnosedBy
+        ):
+            return iri
+    return None
+
+
 def diagnose(ctx: Context) -> Answer | None:
     """Commands, tools and metrics for what the question names, else for what it describes."""
     found: list[tuple[str, str, URIRef]] = []  # (diagnostic, subject it checks, the edge between)
@@ -575,6 +592,12 @@ def diagnose(ctx: Context) -> Answer | None:
             # A practice is carried out with the commands and tools it uses ("Treat the plan as the
             # review artifact": terraform plan -out, terraform show -json, jq): those are its how-to.
             found += [(d, target, SG.uses) for d in facts.iris(SG.uses) if ctx.catalog.is_a(d, SG.Diagnostic)]
+        if not checks and not found:
+            # A step of a path is checked where it runs over: "how do I check it's in use?" of
+            # storage feeding the GPU over GPUDirect Storage is answered by gdscheck.
+            medium = _medium_checked(ctx, target)
+            if medium is not None:
+                found += [(d, medium, e) for d, e in ctx.facts(medium).iris_by_edge(SG.diagnosedBy).items()]
         if not facts.iris(SG.diagnosedBy):
             for cause in facts.iris_by_edge(SG.likelyCause, SG.suggestsCause):
                 found += [(d, cause, SG.diagnosedBy) for d in ctx.facts(cause).iris(SG.diagnosedBy)]
