@@ -431,3 +431,20 @@ def test_a_step_of_a_path_is_checked_where_it_runs_over(engine: Engine) -> None:
     ctx.candidates = [Candidate(step, 0.95, "conversation")]
     answer = symptoms.diagnose(ctx)
     assert answer is not None and "gdscheck" in answer.answer, answer
+
+
+def test_a_thing_asked_of_across_nodes_that_the_graph_keeps_inside_one_gets_the_wider_one(
+    engine: Engine,
+) -> None:
+    """Tensor parallelism is intra-node in the graph; asked of across machines, the answer adds
+    the setting the graph gives for the span between nodes. Asked of inside one node, nothing is
+    added."""
+    from stackgraph.graph.answering import scope
+
+    across = engine.ask("we want to run tensor parallelism spanning two machines, 8 GPUs each. how?")
+    assert "pipeline_parallel_size" in across.answer, across.answer
+    assert "NVLink domain" in across.answer, across.answer
+    assert scope._ASKED_ACROSS.search("tensor_parallel_size larger than the 8 gpus in one node")
+    assert not scope._ASKED_ACROSS.search("tensor parallelism on one node with 8 GPUs")
+    inside = engine.ask("how does tensor parallelism work on one node with 8 GPUs?")
+    assert "Across nodes," not in inside.answer, inside.answer

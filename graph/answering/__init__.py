@@ -28,6 +28,7 @@ from stackgraph.graph.answering import (
     relations,
     remedies,
     reports,
+    scope,
     symptoms,
 )
 from stackgraph.graph.answering.context import (
@@ -555,6 +556,7 @@ def _answer_linked(
         chosen = reports.checks_named(ctx, chosen)
     if chosen.answered and not ctx.from_conversation:
         chosen = reports.needs_named(ctx, chosen)
+        chosen = scope.beyond_scope(ctx, chosen)
     answer = chosen
     # An answer that says every word of the question is about what the graph knows; only the
     # others are measured against the neighbouring areas it does not cover, which spares most

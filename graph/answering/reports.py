@@ -852,10 +852,10 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
 def _with_checks(ctx: Context, answer: Answer, problem: str | None, keep: int) -> Answer | None:
     """``answer`` with the checks ``_checks_unsaid`` tells, or None when there are none or they
     do not fit without cutting the body below ``keep`` characters."""
-    return _with_told(ctx, answer, lambda kept: _checks_unsaid(ctx, kept, problem), keep)
+    return with_told(ctx, answer, lambda kept: _checks_unsaid(ctx, kept, problem), keep)
 
 
-def _with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: int) -> Answer | None:
+def with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: int) -> Answer | None:
     """``answer`` with what ``tell`` says of the part of its body kept (its facts go to a fresh
     ``ctx.evidence``), or None when it says nothing or does not fit without cutting the body
     below ``keep`` characters."""
@@ -952,7 +952,7 @@ def needs_named(ctx: Context, answer: Answer) -> Answer:
     RDMA Disabled for HCA 0" or "can't use gdrdma between two nodes" wants the host kernel module
     the GPUDirect RDMA path relies on (nvidia-peermem), which a passage on RDMA fabrics matching
     more of the report's words never names."""
-    return _with_told(ctx, answer, lambda kept: _needs_unsaid(ctx, kept), MAX_ANSWER_CHARS // 3) or answer
+    return with_told(ctx, answer, lambda kept: _needs_unsaid(ctx, kept), MAX_ANSWER_CHARS // 3) or answer
 
 
 def _needs_unsaid(ctx: Context, said: str) -> str:
