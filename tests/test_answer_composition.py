@@ -448,3 +448,16 @@ def test_a_thing_asked_of_across_nodes_that_the_graph_keeps_inside_one_gets_the_
     assert not scope._ASKED_ACROSS.search("tensor parallelism on one node with 8 GPUs")
     inside = engine.ask("how does tensor parallelism work on one node with 8 GPUs?")
     assert "Across nodes," not in inside.answer, inside.answer
+
+
+def test_a_later_sentence_alone_leaning_a_shade_outside_does_not_decline_a_report() -> None:
+    """Each measured sentence: (nearest outside area, how much nearer it is than the graph). The
+    opening sentence leaning outside, or two sentences, or one clearly, decline; one later
+    sentence a shade nearer an area ("I run mixtral model and using api/generate") does not."""
+    shade = reports.SENTENCE_OUTSIDE_MARGIN + 0.01
+    clear = reports.LATER_SENTENCE_OUTSIDE_MARGIN + 0.01
+    assert reports.leans_outside([("games", shade), None, None]) == "games"
+    assert reports.leans_outside([None, ("games", shade), ("games", shade)]) == "games"
+    assert reports.leans_outside([None, ("exporting", clear), None]) == "exporting"
+    assert reports.leans_outside([None, ("exporting", shade), None]) is None
+    assert reports.leans_outside([("games", -0.2), ("exporting", 0.0), None]) is None

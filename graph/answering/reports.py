@@ -258,7 +258,7 @@ def outside_in_a_sentence(engine: Engine, question: str) -> str | None:
         return None
     index = engine.linker.semantic_index()
     statements = engine.passages.semantic_index().vectors
-    outside: str | None = None
+    leaning: list[str | None] = []
     for said in sentences:
         vector = index.embedder.encode_query(said)
         found = index.outside_of(vector)
@@ -267,9 +267,22 @@ def outside_in_a_sentence(engine: Engine, question: str) -> str | None:
             # "fractional GPU usage for the embedding server in kubernetes": a sentence squarely
             # about the stack says what the report is about; another on scaling a server is context.
             return None
-        if outside is None and found is not None and found[1] > inside + SENTENCE_OUTSIDE_MARGIN:
-            outside = found[0]
-    return outside
+        leaning.append((found[0], found[1] - inside) if found is not None else None)
+    return leans_outside(leaning)
+
+
+def leans_outside(leaning: list[tuple[str, float] | None]) -> str | None:
+    """The outside area a report's sentences lean to, from each sentence's nearest area and how
+    much nearer it is than the graph's nearest statement (in order). The opening sentence says
+    what a report is about; a later one alone ("I run mixtral model and using api/generate", a
+    shade nearer exporting models than anything here) is context, unless it leans clearly
+    outside or another leans outside too."""
+    outside = [lean for lean in leaning if lean is not None and lean[1] > SENTENCE_OUTSIDE_MARGIN]
+    if not outside:
+        return None
+    if leaning[0] in outside or len(outside) >= 2 or outside[0][1] > LATER_SENTENCE_OUTSIDE_MARGIN:
+        return outside[0][0]
+    return None
 
 
 #: A report's sentences measured one by one against the neighbouring areas (``outside_in_a_sentence``):
@@ -284,6 +297,8 @@ OUTSIDE_SENTENCE_WORDS = 6
 #: How much nearer (cosine) to an outside area than to the graph's nearest statement such a
 #: sentence must be: as near to both is chance ("when I update a text file it takes 2-3 s").
 SENTENCE_OUTSIDE_MARGIN = 0.01
+#: How much nearer to an outside area a report's later sentence, alone in leaning there, must be.
+LATER_SENTENCE_OUTSIDE_MARGIN = 0.05
 #: A sentence this near (cosine) to one of the graph's statements is about the stack, whatever
 #: the report's other sentences are near.
 SENTENCE_INSIDE = 0.65
