@@ -174,6 +174,27 @@ def test_compare(engine: Engine) -> None:
     assert "L8 Node Interconnect" in answer.answer and "L7 Network Fabric" in answer.answer
 
 
+def test_what_is_different_between_two_things_compares_them(engine: Engine) -> None:
+    """ "what's different between X and Y" asks for a comparison, not a definition of "different"
+    (read so, a name the graph lacks beside it declined the question)."""
+    from stackgraph.graph.answering.intents import COMPARE, detect
+
+    assert detect("what's different between RoCE and InfiniBand?").intent == COMPARE
+    answer = ask(engine, "what's different between nv_peer_mem and nvidia_peermem?")
+    assert answer.answered and "nvidia-peermem" in answer.answer, answer.answer
+
+
+def test_a_declined_question_says_each_unknown_name_once(engine: Engine) -> None:
+    """A pasted log repeats its words; the names the graph lacks are said once each, the first few."""
+    from stackgraph.graph.answering import UNKNOWN_SHOWN, declined
+
+    answer = declined(engine, "zorp INFO", unknown=("zorp", "INFO", "info", "INFO", "zorp"))
+    assert answer.answer.startswith("I don't know zorp INFO:"), answer.answer
+    many = tuple(f"name{i}" for i in range(UNKNOWN_SHOWN + 3))
+    said = declined(engine, "names", unknown=many).answer
+    assert f"name{UNKNOWN_SHOWN - 1}:" in said and f"name{UNKNOWN_SHOWN}" not in said
+
+
 def test_vs_between_two_measurements_compares_no_things() -> None:
     from stackgraph.graph.answering.intents import COMPARE, detect
 

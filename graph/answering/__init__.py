@@ -155,6 +155,10 @@ def sanitize(question: object) -> str:
     return text
 
 
+#: How many of the names a declined question asks about that the graph lacks the answer says.
+UNKNOWN_SHOWN = 6
+
+
 def declined(
     engine: Engine,
     question: str,
@@ -167,7 +171,13 @@ def declined(
     ``unknown`` are the names the question asks about that the graph lacks; the answer says them.
     ``outside`` is the neighbouring area the question belongs to, which the graph does not cover."""
     suggestions = tuple(engine.linker.closest(question)) if question and not error else ()
-    what = f" {' '.join(unknown)}" if unknown else ""
+    # Each name once, and only the first few: a pasted log repeats its words ("INFO INFO INFO").
+    shown: list[str] = []
+    for name in unknown:
+        if name.lower() not in {s.lower() for s in shown}:
+            shown.append(name)
+    shown = shown[:UNKNOWN_SHOWN]
+    what = f" {' '.join(shown)}" if shown else ""
     nothing = "has no entity by that name" if unknown else "has nothing on that"
     if outside:
         nothing = f"{OUTSIDE_AREA} ({outside})"

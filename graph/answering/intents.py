@@ -112,7 +112,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # transport is used (IB vs socket)?").
             # Nor a "vs" naming which of two a problem is ("confirm it's a driver vs cuda version
             # thing"): the check asked for tells them apart.
-            r"|\bcomparison\b|\b(difference(s)?|diff)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
+            r"|\bcomparison\b|\b(difference(s)?|diff|different)\s+between\b|\b(versus|vs)\b(?!\.?\s*[~≈]?\s*\d)(?![^()]*\))"
             r"(?!\.?\s+[\w.-]+(?:\s+[\w.-]+){0,2}\s+(?:thing|issue|problem)\b)"
             # Nor one setting two states side by side ("what's running in prod vs what's in git").
             r"(?!\.?\s+(?:what|how|where|when|who)\b)"
