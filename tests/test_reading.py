@@ -2051,3 +2051,26 @@ def test_a_technology_said_to_be_out_of_use_gets_what_it_relies_on(engine: Engin
     assert "relies on" in answer.answer and "nvidia-peermem" in answer.answer, answer.answer
     assert any(f.predicate.endswith("#uses") for f in answer.facts)
     assert "relies on" not in engine.ask("where does GPUDirect RDMA fit?").answer
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "asks"),
+    [
+        ("what switches and settings do we need to run RoCE on our fabric?", "roce", True),
+        ("what does GPUDirect RDMA require on the host?", "gpudirect rdma", True),
+        ("what are the prerequisites for nvme-of", "nvme-of", True),
+        ("we need RoCE for training, where does it fit?", "roce", False),
+        ("RoCE needs to be fast, but what is it?", "roce", False),
+    ],
+)
+def test_a_question_asking_what_a_named_thing_needs_is_recognised(text: str, name: str, asks: bool) -> None:
+    assert intents.asks_what_it_needs(text, name) is asks
+
+
+def test_asked_what_a_technology_needs_the_answer_gives_what_pairs_with_it(engine: Engine) -> None:
+    """RoCE needs lossless Ethernet: PFC pairs with it. A report that a technology is out of use
+    gets only what it relies on, not what merely pairs with it."""
+    answer = engine.ask("what gear do we need to use RoCE between our racks?")
+    assert "pairs with PFC" in answer.answer, answer.answer
+    assert not intents.asks_what_it_needs("how can I use a CUDA version compatible with my OS?", "cuda")
+    assert not intents.says_not_in_use("how can I use a CUDA version compatible with my OS?", "cuda")

@@ -423,8 +423,10 @@ _UNUSED_AFTER = (
     r"\s+(?:being\s+)?(?:used|enabled|working|available|supported|loaded|detected))\b"
 )
 _UNUSED_BEFORE = (
-    r"\b(?:can'?t|cannot|can\s+not|couldn'?t|unable\s+to|fails?\s+to|failed\s+to|how\s+(?:do\s+(?:i|we|you)\s+|to\s+|can\s+(?:i|we)\s+)?"
-    r"|not\s+able\s+to)\s*(?:use|enable|turn\s+on|get|load)\s+(?:\w+\s+){0,1}?"
+    r"\b(?:(?:can'?t|cannot|can\s+not|couldn'?t|unable\s+to|fails?\s+to|failed\s+to|not\s+able\s+to)\s*"
+    r"(?:use|enable|turn\s+on|get|load)"
+    # "how to enable GDR?" asks to turn on what is off; "how can I use a CUDA version ..." does not.
+    r"|how\s+(?:do\s+(?:i|we|you)\s+|to\s+|can\s+(?:i|we)\s+)?(?:enable|turn\s+on))\s+(?:\w+\s+){0,1}?"
 )
 
 
@@ -434,6 +436,27 @@ def says_not_in_use(text: str, name: str) -> bool:
     spelled = r"[\s_-]+".join(re.escape(w) for w in name.split())
     return bool(
         re.search(spelled + _UNUSED_AFTER, text, _I) or re.search(_UNUSED_BEFORE + spelled + r"\b", text, _I)
+    )
+
+
+#: Words asking what a named thing needs: "what equipment do I need to use RoCE?", "what does
+#: GPUDirect RDMA require?", "prerequisites for NVMe-oF".
+_NEEDS_BEFORE = (
+    r"\b(?:need|needs|needed|require|requires|required|prerequisites?|requirements?)\b"
+    r"(?:\s+(?:to|for|in\s+order\s+to))?(?:\s+(?:use|run|enable|set\s+up|get|have|deploy))?"
+    r"(?:\s+(?:to|for))?(?:\s+(?:use|run|enable|set\s+up|deploy))?\s+(?:a\s+|an\s+|the\s+)?"
+)
+_NEEDS_AFTER = r"\s+(?:need|needs|require|requires|depend\s+on|depends\s+on|rely\s+on|relies\s+on)\b"
+
+
+def asks_what_it_needs(text: str, name: str) -> bool:
+    """Whether a question asks what ``name`` (a technology it names) needs to work."""
+    if not re.search(r"\b(?:what|which)\b", text, _I):
+        return False
+    spelled = r"[\s_-]+".join(re.escape(w) for w in name.split())
+    return bool(
+        re.search(_NEEDS_BEFORE + spelled + r"\b", text, _I)
+        or re.search(r"\b(?:does|do|would|will)\s+(?:a\s+|an\s+|the\s+)?" + spelled + _NEEDS_AFTER, text, _I)
     )
 
 

@@ -972,20 +972,30 @@ def needs_named(ctx: Context, answer: Answer) -> Answer:
 
 def _needs_unsaid(ctx: Context, said: str) -> str:
     """ "X relies on Y: <what Y is>" for the first technology the question names surely and says
-    is not in use (``intents.says_not_in_use``), when ``said`` leaves out something it relies on
-    (``sg:uses``); Y is the first such, preferring what exists for X, then what the question does
+    is not in use (``intents.says_not_in_use``) or asks what it needs
+    (``intents.asks_what_it_needs``), when ``said`` leaves out something it relies on
+    (``sg:uses``) or, asked what it needs, pairs with (``sg:pairsWith``, either way: PFC pairs
+    with RoCE); Y is the first such, preferring what exists for X, then what the question does
     not name."""
     said_terms = set(terms(said))
     named = {m.iri for m in ctx.parsed.mentions}
     ctx.evidence = Evidence(ctx.engine)
     for mention in ctx.parsed.mentions:
-        if not (
-            mention.how in NAMED_HOW
-            and mention.score >= STRONG_LINK
-            and intents.says_not_in_use(ctx.question, mention.surface)
-        ):
+        if mention.how not in NAMED_HOW or mention.score < STRONG_LINK:
             continue
-        needs = ctx.facts(mention.iri).iris(SG.uses)
+        asks = intents.asks_what_it_needs(ctx.question, mention.surface)
+        if not (asks or intents.says_not_in_use(ctx.question, mention.surface)):
+            continue
+        facts = ctx.facts(mention.iri)
+        uses = facts.iris(SG.uses)
+        # What pairs with it is needed beside it when asked for ("what do I need to use RoCE?":
+        # PFC); it is no reason it is out of use ("CUDA Driver UNAVAILABLE" is no want of cuDNN).
+        pairs = (
+            [p for p in [*facts.iris(SG.pairsWith), *facts.incoming(SG.pairsWith)] if p not in uses]
+            if asks
+            else []
+        )
+        needs = uses + pairs
         # What exists for the thing (its definition names it: the module "that the GPUDirect
         # RDMA path relies on") comes first, then what the question does not name: the user who
         # says they loaded the module may still not have it where the path needs it.
@@ -996,13 +1006,22 @@ def _needs_unsaid(ctx: Context, said: str) -> str:
         )
         if not unsaid:
             continue
-        for need in needs:
+        for need in uses:
             ctx.evidence.fact(mention.iri, SG.uses, need)
+        for other in pairs:
+            if other in facts.iris(SG.pairsWith):
+                ctx.evidence.fact(mention.iri, SG.pairsWith, other)
+            else:
+                ctx.evidence.fact(other, SG.pairsWith, mention.iri)
         first = unsaid[0]
         ctx.evidence.entity(first)
         about = ctx.facts(first).text(SKOS_DEFINITION)
-        labels = [ctx.catalog.label(n) for n in needs]
-        line = f"{ctx.catalog.label(mention.iri)} relies on {join(labels)}"
+        phrases = []
+        if uses:
+            phrases.append(f"relies on {join([ctx.catalog.label(n) for n in uses])}")
+        if pairs:
+            phrases.append(f"pairs with {join([ctx.catalog.label(n) for n in pairs])}")
+        line = f"{ctx.catalog.label(mention.iri)} {' and '.join(phrases)}"
         if about:
             ctx.evidence.fact(first, SKOS_DEFINITION, about)
             line += f". {ctx.catalog.label(first)}: {first_sentences(about, 320)}"
