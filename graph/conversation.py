@@ -18,7 +18,9 @@ _FOLLOW_UP = re.compile(
     r"\b(it|its|it's|that|this|they|them|their|those|these|there|same|else|too|also|one|instead)\b|^\s*(and|what about|how about|so)\b",
     re.IGNORECASE,
 )
-_LAYER_REFERENCE = re.compile(r"\b(that|this|the same|same)\s+layer\b", re.IGNORECASE)
+#: "that layer", or a word for a place in the stack ("the counterpart in that spot", "in the
+#: same slot"): the layer the conversation placed something in.
+_LAYER_REFERENCE = re.compile(r"\b(that|this|the same|same)\s+(?:layer|spot|slot)\b", re.IGNORECASE)
 #: Words asking for what sits beside the last subject ("what else lives alongside it there?").
 _SIBLINGS = re.compile(r"\b(else|others?|alongside|besides|beside|there|same)\b", re.IGNORECASE)
 

@@ -2074,3 +2074,23 @@ def test_asked_what_a_technology_needs_the_answer_gives_what_pairs_with_it(engin
     assert "pairs with PFC" in answer.answer, answer.answer
     assert not intents.asks_what_it_needs("how can I use a CUDA version compatible with my OS?", "cuda")
     assert not intents.says_not_in_use("how can I use a CUDA version compatible with my OS?", "cuda")
+
+
+def test_which_of_the_layers_asks_where_a_thing_fits(engine: Engine) -> None:
+    """ "which of the nine co-design layers is HBM a property of?" asks for a layer like "which
+    layer", whatever words stand between "which of the" and "layers"."""
+    assert intents.detect("which of the nine co-design layers is HBM a property of?").intent == intents.FIT
+    answer = engine.ask("HBM size per card: which of the nine layers is that a property of?")
+    assert "L9 Accelerator & Memory" in answer.answer, answer.answer
+
+
+def test_a_spot_or_slot_pointed_back_at_is_the_last_layer(engine: Engine) -> None:
+    """ "the counterpart in that spot" after a question placing CUDA asks what else sits in its
+    layer, not what is CUDA's equivalent."""
+    assert Conversation.refers_to_layer("what's the AMD option in that spot?")
+    assert Conversation.refers_to_layer("anything else in the same slot?")
+    assert not Conversation.refers_to_layer("we hit a bad spot in training")
+    conversation = Conversation()
+    engine.ask("which of the nine layers does cuDNN sit in?", conversation)
+    answer = engine.ask("and the google-side option in that spot?", conversation)
+    assert "XLA" in answer.answer, answer.answer

@@ -184,7 +184,7 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         FIT,
         re.compile(
-            r"\bwhere(\s+(does|do|is|are|would|should|will)|'s)\b.*\b(fit|sit|go|belong|live|land|placed?|run|map)s?\b|\b(which|what)\s+layers?\b|\bwhere in the stack\b|\bwhere\b.+\bin the (stack|layers|model)\b|\bwhat part of the stack\b",
+            r"\bwhere(\s+(does|do|is|are|would|should|will)|'s)\b.*\b(fit|sit|go|belong|live|land|placed?|run|map)s?\b|\b(which|what)\s+layers?\b|\b(which|what)\s+of\s+the\s+(?:[\w-]+\s+){0,3}?layers?\b|\bwhere in the stack\b|\bwhere\b.+\bin the (stack|layers|model)\b|\bwhat part of the stack\b",
             _I,
         ),
     ),
