@@ -430,6 +430,21 @@ _UNUSED_BEFORE = (
 )
 
 
+#: A word without which neither ``says_not_in_use`` nor ``asks_what_it_needs`` can hold: read
+#: once per question, before either is tried for each name it says.
+_NEEDS_OR_UNUSED_CUE = re.compile(
+    r"\b(?:disabled|unavailable|missing|not|isn'?t|aren'?t|wasn'?t|can'?t|cannot|couldn'?t|unable|fails?|failed"
+    r"|enable|turn|need|needs|needed|require|requires|required|prerequisites?|requirements?|depends?|rely|relies)\b",
+    _I,
+)
+
+
+def may_say_not_in_use_or_needs(text: str) -> bool:
+    """Whether the text says a word that saying a thing is out of use, or asking what it needs,
+    takes."""
+    return bool(_NEEDS_OR_UNUSED_CUE.search(text))
+
+
 def says_not_in_use(text: str, name: str) -> bool:
     """Whether the text says ``name`` (a technology it names) is not in use or cannot be turned
     on: what it relies on is then the first thing to look at."""

@@ -967,6 +967,8 @@ def needs_named(ctx: Context, answer: Answer) -> Answer:
     RDMA Disabled for HCA 0" or "can't use gdrdma between two nodes" wants the host kernel module
     the GPUDirect RDMA path relies on (nvidia-peermem), which a passage on RDMA fabrics matching
     more of the report's words never names."""
+    if not intents.may_say_not_in_use_or_needs(ctx.question):
+        return answer
     return with_told(ctx, answer, lambda kept: _needs_unsaid(ctx, kept), MAX_ANSWER_CHARS // 3) or answer
 
 
@@ -980,9 +982,15 @@ def _needs_unsaid(ctx: Context, said: str) -> str:
     said_terms = set(terms(said))
     named = {m.iri for m in ctx.parsed.mentions}
     ctx.evidence = Evidence(ctx.engine)
+    tried: set[tuple[str, str]] = set()
     for mention in ctx.parsed.mentions:
-        if mention.how not in NAMED_HOW or mention.score < STRONG_LINK:
+        if (
+            mention.how not in NAMED_HOW
+            or mention.score < STRONG_LINK
+            or (mention.iri, mention.surface) in tried
+        ):
             continue
+        tried.add((mention.iri, mention.surface))
         asks = intents.asks_what_it_needs(ctx.question, mention.surface)
         if not (asks or intents.says_not_in_use(ctx.question, mention.surface)):
             continue
