@@ -1048,3 +1048,12 @@ def test_vs_setting_two_states_side_by_side_compares_no_things(semantic_engine: 
     assert intents.detect("vLLM vs TGI for a small team?").intent == intents.COMPARE
     answer = semantic_engine.ask(question)
     assert "Git-driven" in answer.answer, answer.answer
+
+
+def test_the_usual_suspects_are_the_likely_causes() -> None:
+    """ "what are the usual suspects then?" asks for causes; "what are the" alone reads as a listing."""
+    from stackgraph.graph.answering.intents import OWNER, detect
+
+    assert detect("what are the usual suspects then").intent == OWNER
+    assert detect("so what's the likely culprit?").intent == OWNER
+    assert detect("what are the layers of the eight-layer map?").intent != OWNER

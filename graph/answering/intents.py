@@ -168,6 +168,8 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # "what's usually behind that pattern?" asks for a cause; "what's behind the gateway?"
             # for what comes after it in the request flow.
             r"|\bwhat(?:'s|s|\s+is|\s+are)\s+(?:\w+ly|often|likely)\s+behind\b"
+            # "what are the usual suspects then?": the likely causes, not a listing.
+            r"|\b(?:usual|likely|common|main|top|obvious)\s+(?:suspects?|culprits?)\b"
             r"|\bcaused by\b|\broot cause\b|\bwhy (am i|are we|is my|is the|do i|does my)\b.+\b(getting|seeing|slow|fail|failing|dying|crash|stall|error)",
             _I,
         ),
