@@ -13,6 +13,7 @@ from stackgraph.graph.answering.context import (
     Candidate,
     Context,
 )
+from stackgraph.graph.answering.evidence import fetch
 from stackgraph.graph.answering.placement import describe_places, placements, settings_for
 from stackgraph.graph.answering.remedies import means_of
 from stackgraph.graph.answering.text import (
@@ -274,7 +275,7 @@ def choices_of_named_model(ctx: Context) -> list[str]:
         named.add(ctx.model_hint)
     found = []
     for iri in ctx.engine.entities_of("DesignChoice"):
-        facts = ctx.facts(iri)
+        facts = fetch(ctx.engine, iri)  # a filter, not evidence: its queries are not the answer's
         applies = set(facts.iris(SG.appliesTo))
         if not set(facts.iris(DCT_IS_PART_OF)) & named or len(applies) > CHOICE_MAX_TARGETS:
             continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context
+from stackgraph.graph.answering.evidence import fetch
 from stackgraph.graph.answering.reports import with_told
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, sentence
 from stackgraph.graph.model import Answer
@@ -83,17 +84,18 @@ def _scope_sentence(ctx: Context, iri: str, scope: re.Pattern[str]) -> str | Non
 def _sibling_across(ctx: Context, iri: str) -> tuple[str, str] | None:
     """An alternative of the same kind (sharing a parent by ``_SIBLING_EDGES``), or a setting of
     one, that the graph gives for the span between nodes, with the sentence saying so."""
-    facts = ctx.facts(iri)
+    # A search, not evidence: what it scans is no part of the answer's queries.
+    facts = fetch(ctx.engine, iri)
     for edge in _SIBLING_EDGES:
         for parent in facts.iris(edge):
-            for sibling in ctx.facts(parent).incoming(edge):
+            for sibling in fetch(ctx.engine, parent).incoming(edge):
                 if sibling == iri:
                     continue
                 # A strategy is told apart by the settings that size it: pipeline parallelism
                 # says nothing of nodes, pipeline_parallel_size does.
                 settings = [
                     s
-                    for s in ctx.facts(sibling).incoming(SG.appliesTo)
+                    for s in fetch(ctx.engine, sibling).incoming(SG.appliesTo)
                     if ctx.catalog.is_a(s, SG.ConfigurationParameter)
                 ]
                 for other in [sibling, *settings]:
