@@ -173,8 +173,10 @@ def declined(
     suggestions = tuple(engine.linker.closest(question)) if question and not error else ()
     # Each name once, and only the first few: a pasted log repeats its words ("INFO INFO INFO").
     shown: list[str] = []
+    seen: set[str] = set()
     for name in unknown:
-        if name.lower() not in {s.lower() for s in shown}:
+        if name.lower() not in seen:
+            seen.add(name.lower())
             shown.append(name)
     shown = shown[:UNKNOWN_SHOWN]
     what = f" {' '.join(shown)}" if shown else ""
