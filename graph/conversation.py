@@ -15,7 +15,9 @@ from stackgraph.graph.model import Answer
 
 #: Words that make a question lean on an earlier turn.
 _FOLLOW_UP = re.compile(
-    r"\b(it|its|it's|that|this|they|them|their|those|these|there|same|else|too|also|one|instead)\b|^\s*(and|what about|how about|so)\b",
+    r"\b(it|its|it's|that|this|they|them|their|those|these|there|same|else|too|also|one|instead)\b|^\s*(and|what about|how about|so)\b"
+    # "why isn't reading the code enough then?": a closing "then" carries on from the last turn.
+    r"|\bthen\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 #: "that layer", or a word for a place in the stack ("the counterpart in that spot", "in the

@@ -95,8 +95,7 @@ def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: 
         " responses became very slow.",
         "npm run build fails in CI with FATAL ERROR: Reached heap limit Allocation failed -"
         " JavaScript heap out of memory",
-        "my vim key mappings stopped working after I updated my dotfiles and a plugin manager, any"
-        " idea?",
+        "my vim key mappings stopped working after I updated my dotfiles and a plugin manager, any idea?",
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question

@@ -2094,3 +2094,11 @@ def test_a_spot_or_slot_pointed_back_at_is_the_last_layer(engine: Engine) -> Non
     engine.ask("which of the nine layers does cuDNN sit in?", conversation)
     answer = engine.ask("and the google-side option in that spot?", conversation)
     assert "XLA" in answer.answer, answer.answer
+
+
+def test_a_closing_then_carries_on_from_the_last_turn() -> None:
+    """ "which of the two would enforce the limits then?" leans on the turn before, as "it" does;
+    a "then" inside a sentence ("if X then Y") does not."""
+    assert Conversation.leans_on_context("which of the two would enforce tokens-per-minute limits then?")
+    assert Conversation.leans_on_context("why isn't reading the code enough then?")
+    assert not Conversation.leans_on_context("when a job fails then restarts, where do I look for logs?")
