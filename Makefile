@@ -62,6 +62,10 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind37.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind38.jsonl --min 65
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind39.jsonl --min 75
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind40.jsonl --min 45
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind41.jsonl --min 70
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind42.jsonl --min 60
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind43.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
@@ -79,6 +83,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind19.jsonl --min 75
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind20.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind21.jsonl --min 85
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind22.jsonl --min 80
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

@@ -41,8 +41,13 @@ them in CI; here the same judge reads answers from one engine in this process. T
   not read while the engine was worked on: 22/36 on the session's first commit, 23/36 at its end
   (read from the next session on).
 - ``follow_ups_blind24.jsonl`` and ``follow_ups_blind25.jsonl``: 36 more each (six off-topic,
-  sixteen and seventeen of three turns), written blind and never read while the engine was worked
-  on: 23/36 and 26/36 on the session's first commit.
+  sixteen and seventeen of three turns), written blind and not read while the engine was worked
+  on: 23/36 and 26/36 on the session's first commit and at its end (read from the next session
+  on: 24/36 and 27/36 at its end).
+- ``follow_ups_blind26.jsonl`` and ``follow_ups_blind27.jsonl``: 36 more each (six off-topic,
+  fifteen and sixteen of three turns; the second in a colleague's Slack voice), written blind and
+  never read while the engine was worked on: 30/36 and 26/36 on the session's first commit and
+  at its end.
 """
 
 from __future__ import annotations
@@ -82,6 +87,8 @@ BARS = {
     "follow_ups_blind23.jsonl": 0.6,
     "follow_ups_blind24.jsonl": 0.6,
     "follow_ups_blind25.jsonl": 0.7,
+    "follow_ups_blind26.jsonl": 0.75,
+    "follow_ups_blind27.jsonl": 0.65,
 }
 
 
