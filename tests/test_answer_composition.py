@@ -461,3 +461,18 @@ def test_a_later_sentence_alone_leaning_a_shade_outside_does_not_decline_a_repor
     assert reports.leans_outside([None, ("exporting", clear), None]) == "exporting"
     assert reports.leans_outside([None, ("exporting", shade), None]) is None
     assert reports.leans_outside([("games", -0.2), ("exporting", 0.0), None]) is None
+
+
+def test_an_answer_is_not_cut_inside_parentheses_when_a_boundary_outside_them_will_do() -> None:
+    """A check's reading in parentheses holds sentences of its own ("(Port state and rate per
+    HCA. A port ...)"); cutting after the first would leave the parenthesis open."""
+    from stackgraph.graph.answering.text import clip
+
+    text = (
+        "Slow collectives: one degraded link sets the pace. Slow collectives is owned by L2. To check"
+        " it: ibstat (Port state. A port negotiated below its rated speed is a common cause) or NCCL"
+        " tests. More after."
+    )
+    cut = clip(text, 125)
+    assert cut == "Slow collectives: one degraded link sets the pace. Slow collectives is owned by L2.", cut
+    assert clip("One sentence. Two sentences here.", 100) == "One sentence. Two sentences here."

@@ -79,14 +79,20 @@ def sentence(text: str) -> str:
     return text + "."
 
 
+_BOUNDARY = re.compile(r"\. |\n")
+
+
 def clip(text: str, limit: int = MAX_ANSWER_CHARS) -> str:
     """Cut a composed answer to the limit at a sentence or line boundary."""
     if len(text) <= limit:
         return text
     cut = text[: limit - 1]
-    boundary = max(cut.rfind(". "), cut.rfind("\n"))
-    if boundary > limit * 0.6:
-        return cut[: boundary + 1].rstrip()
+    # The last boundary outside parentheses: "To check InfiniBand: ibstat (Port state and rate
+    # per HCA. A port negotiated ...)" is not cut after "HCA.", which would leave "(" open.
+    boundaries = [m.start() for m in _BOUNDARY.finditer(cut) if m.start() > limit * 0.6]
+    balanced = [b for b in boundaries if cut[: b + 1].count("(") <= cut[: b + 1].count(")")]
+    if balanced or boundaries:
+        return cut[: (balanced or boundaries)[-1] + 1].rstrip()
     return cut.rstrip() + "…"
 
 
