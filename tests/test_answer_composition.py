@@ -445,6 +445,7 @@ def test_a_thing_asked_of_across_nodes_that_the_graph_keeps_inside_one_gets_the_
     assert "pipeline_parallel_size" in across.answer, across.answer
     assert "NVLink domain" in across.answer, across.answer
     assert scope._ASKED_ACROSS.search("tensor_parallel_size larger than the 8 gpus in one node")
+    assert scope._ASKED_ACROSS.search("can we run it across two of those nodes?")
     assert not scope._ASKED_ACROSS.search("tensor parallelism on one node with 8 GPUs")
     inside = engine.ask("how does tensor parallelism work on one node with 8 GPUs?")
     assert "Across nodes," not in inside.answer, inside.answer

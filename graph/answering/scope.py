@@ -24,7 +24,7 @@ _I = re.IGNORECASE
 
 #: The question reaches past one node.
 _ASKED_ACROSS = re.compile(
-    r"\b(?:across|between|over|spanning|spans?|on)\s+(?:\w+\s+){0,2}?(?:nodes|machines|servers|hosts|boxes)\b"
+    r"\b(?:across|between|over|spanning|spans?|on)\s+(?:\w+\s+){0,3}?(?:nodes|machines|servers|hosts|boxes)\b"
     r"|\bcross[- ]?(?:node|machine|host)s?\b|\bmulti[- ]?(?:node|machine|host)s?\b|\binter[- ]?node\b"
     r"|\b(?:more|larger|bigger|greater)\s+than\s+(?:[\w.]+\s+){0,5}?(?:in|on|per)\s+(?:one|a|each|single)\s+"
     r"(?:node|machine|server|host)\b",
