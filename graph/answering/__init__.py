@@ -39,6 +39,7 @@ from stackgraph.graph.answering.context import (
     STRONG_LINK,
     Candidate,
     Context,
+    named_surely,
     names_holding,
 )
 from stackgraph.graph.answering.evidence import Evidence
@@ -323,7 +324,7 @@ def _names_several(parsed: Question) -> bool:
     and slurm on each node?") is about them, however unsure the passages are of the rest."""
     if parsed.unknown_names:
         return False
-    sure = {m.iri for m in parsed.mentions if m.how in NAMED_HOW and m.score >= STRONG_LINK}
+    sure = {m.iri for m in parsed.mentions if named_surely(m)}
     return len(sure) >= 2
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from stackgraph.graph.answering.question import Question
     from stackgraph.graph.catalog import Catalog
     from stackgraph.graph.engine import Engine
+    from stackgraph.graph.linking import Mention
 
 
 #: How a decline says the question belongs to a neighbouring area the graph does not cover.
@@ -37,6 +38,12 @@ NAME_PART = "name part"
 #: How a candidate was found when the question names it (or an earlier turn did), rather than
 #: describes it.
 NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation", NAME_PART})
+
+
+def named_surely(mention: Mention) -> bool:
+    """Whether a mention names its entity by name (``NAMED_HOW``) and strongly (``STRONG_LINK``),
+    not by one common word that happens to be a label."""
+    return mention.how in NAMED_HOW and mention.score >= STRONG_LINK
 
 
 @dataclass

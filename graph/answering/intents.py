@@ -447,10 +447,16 @@ def may_say_not_in_use_or_needs(text: str) -> bool:
     return bool(_NEEDS_OR_UNUSED_CUE.search(text))
 
 
+def _spelled(name: str) -> str:
+    """A pattern for a name as the question wrote it, its words apart by spaces, "_" or "-"
+    ("gpu direct rdma" meets "GPU_Direct-RDMA")."""
+    return r"[\s_-]+".join(re.escape(w) for w in name.split())
+
+
 def says_not_in_use(text: str, name: str) -> bool:
     """Whether the text says ``name`` (a technology it names) is not in use or cannot be turned
     on: what it relies on is then the first thing to look at."""
-    spelled = r"[\s_-]+".join(re.escape(w) for w in name.split())
+    spelled = _spelled(name)
     return bool(
         re.search(spelled + _UNUSED_AFTER, text, _I) or re.search(_UNUSED_BEFORE + spelled + r"\b", text, _I)
     )
@@ -470,7 +476,7 @@ def asks_what_it_needs(text: str, name: str) -> bool:
     """Whether a question asks what ``name`` (a technology it names) needs to work."""
     if not re.search(r"\b(?:what|which)\b", text, _I):
         return False
-    spelled = r"[\s_-]+".join(re.escape(w) for w in name.split())
+    spelled = _spelled(name)
     return bool(
         re.search(_NEEDS_BEFORE + spelled + r"\b", text, _I)
         or re.search(r"\b(?:does|do|would|will)\s+(?:a\s+|an\s+|the\s+)?" + spelled + _NEEDS_AFTER, text, _I)

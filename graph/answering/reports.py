@@ -24,6 +24,7 @@ from stackgraph.graph.answering.context import (
     STRONG_LINK,
     Context,
     inferred_note,
+    named_surely,
     names_holding,
     said_facts,
 )
@@ -984,11 +985,7 @@ def _needs_unsaid(ctx: Context, said: str) -> str:
     ctx.evidence = Evidence(ctx.engine)
     tried: set[tuple[str, str]] = set()
     for mention in ctx.parsed.mentions:
-        if (
-            mention.how not in NAMED_HOW
-            or mention.score < STRONG_LINK
-            or (mention.iri, mention.surface) in tried
-        ):
+        if not named_surely(mention) or (mention.iri, mention.surface) in tried:
             continue
         tried.add((mention.iri, mention.surface))
         asks = intents.asks_what_it_needs(ctx.question, mention.surface)
@@ -996,13 +993,10 @@ def _needs_unsaid(ctx: Context, said: str) -> str:
             continue
         facts = ctx.facts(mention.iri)
         uses = facts.iris(SG.uses)
+        paired = facts.iris(SG.pairsWith)
         # What pairs with it is needed beside it when asked for ("what do I need to use RoCE?":
         # PFC); it is no reason it is out of use ("CUDA Driver UNAVAILABLE" is no want of cuDNN).
-        pairs = (
-            [p for p in [*facts.iris(SG.pairsWith), *facts.incoming(SG.pairsWith)] if p not in uses]
-            if asks
-            else []
-        )
+        pairs = [p for p in [*paired, *facts.incoming(SG.pairsWith)] if p not in uses] if asks else []
         needs = uses + pairs
         # What exists for the thing (its definition names it: the module "that the GPUDirect
         # RDMA path relies on") comes first, then what the question does not name: the user who
@@ -1017,7 +1011,7 @@ def _needs_unsaid(ctx: Context, said: str) -> str:
         for need in uses:
             ctx.evidence.fact(mention.iri, SG.uses, need)
         for other in pairs:
-            if other in facts.iris(SG.pairsWith):
+            if other in paired:
                 ctx.evidence.fact(mention.iri, SG.pairsWith, other)
             else:
                 ctx.evidence.fact(other, SG.pairsWith, mention.iri)
@@ -1045,8 +1039,7 @@ def checks_run(ctx: Context) -> list[str]:
         dict.fromkeys(
             m.iri
             for m in ctx.parsed.mentions
-            if m.how in NAMED_HOW
-            and m.score >= STRONG_LINK
+            if named_surely(m)
             and ctx.catalog.is_a(m.iri, SG.Diagnostic)
             and intents.says_it_found(ctx.question, m.surface)
         )
@@ -1066,8 +1059,7 @@ def checkable_named(ctx: Context) -> list[str]:
     for mention in ctx.parsed.mentions:
         iri = mention.iri
         if (
-            mention.how in NAMED_HOW
-            and mention.score >= STRONG_LINK
+            named_surely(mention)
             and iri not in ctx.engine.problems
             and not ctx.catalog.is_a(iri, SG.Layer)
             and not ctx.catalog.is_a(iri, SG.Diagnostic)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from stackgraph.graph.answering.context import NAMED_HOW, STRONG_LINK, Context
+from stackgraph.graph.answering.context import Context, named_surely
 from stackgraph.graph.answering.evidence import fetch
 from stackgraph.graph.answering.reports import with_told
 from stackgraph.graph.answering.text import MAX_ANSWER_CHARS, first_sentences, sentence
@@ -52,7 +52,7 @@ def beyond_scope(ctx: Context, answer: Answer) -> Answer:
 def _told(ctx: Context, said: str) -> str:
     for mention in ctx.parsed.mentions:
         iri = mention.iri
-        if mention.how not in NAMED_HOW or mention.score < STRONG_LINK:
+        if not named_surely(mention):
             continue
         inside = _scope_sentence(ctx, iri, _INSIDE)
         if inside is None or _scope_sentence(ctx, iri, _ACROSS) is not None:
