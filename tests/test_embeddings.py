@@ -89,7 +89,7 @@ def test_prepare_exports_once_to_the_cache_and_keeps_stdout_clean(model_cache, c
     assert proc.stdout == ""
     assert "stackgraph: preparing the embedding model once" in proc.stderr
     (onnx,) = root.glob("models/all-MiniLM-L6-v2-*/model.onnx")
-    (int8,) = root.glob("models/all-MiniLM-L6-v2-*/model.int8.onnx")
+    (int8,) = root.glob("models/all-MiniLM-L6-v2-*/model.int8-r7.onnx")
     assert str(onnx) in proc.stderr
     assert not list(onnx.parent.glob("*.tmp"))  # no half-written exports left over
     assert int8.stat().st_size < 0.75 * onnx.stat().st_size  # the MatMul weights really are int8

@@ -359,9 +359,9 @@ def test_a_problem_report_gets_the_checks_of_the_problem_its_answer_leads_with(
     about a problem gets that problem's own places to look when the answer gives none, cited as the
     graph states them. A question that reports no problem gets none added."""
     report = semantic_engine.ask(
-        "slow multi-node training with torchrun: 2 nodes of 8 A100 give 2.3 steps per second, a single "
-        "node gives 2.9, same global batch size. GPU utilization is almost 100% in both cases but power "
-        "is lower on two nodes. Any help appreciated."
+        "slow training with torchrun on 2 nodes of 8 A100: 2.3 steps per second, where a single node "
+        "gives 2.9, same global batch size. GPU utilization is almost 100% in both cases but power is "
+        "lower on two nodes. Any help appreciated."
     )
     assert "To check Node genuinely slow but not erroring: nvidia-smi" in report.answer, report.answer
     assert all(f.basis and f.source for f in report.facts)

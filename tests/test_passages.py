@@ -1131,7 +1131,7 @@ def test_a_question_asking_for_a_part_of_a_named_thing_is_answered_by_its_part(
     kubelet: the passages of its neighbours lead (the Topology Manager), not its own sentence."""
     from stackgraph.graph.answering.question import Question
 
-    question = "what kubelet component lines up the accelerator and the network card a container receives under one CPU socket?"
+    question = "what kubelet component lines up the GPU and the network card a container receives under one CPU socket?"
     assert Question.parse(semantic_engine, question).part_of == str(KG["kubelet"])
     assert Question.parse(semantic_engine, "what does the kubelet do?").part_of is None
     answer = semantic_engine.ask(question)
