@@ -92,6 +92,18 @@ def test_a_check_comes_from_what_the_question_names_surely_not_a_common_word(eng
     assert "kubectl" not in answer.answer
 
 
+def test_a_later_step_of_a_flow_comes_after_the_steps_that_feed_it(engine: Engine) -> None:
+    """The jq filter reads plan.json: it is told after `terraform plan -out=tfplan` and
+    `terraform show -json`, which make that file, in the flow's order, each step's link a fact."""
+    answer = ask(engine, "how do I list what terraform will destroy?")
+    assert answer.intent == "diagnose"
+    text = answer.answer
+    steps = [text.find("terraform plan -out=tfplan"), text.find("terraform show -json"), text.find("jq -r")]
+    assert -1 not in steps and steps == sorted(steps), text
+    nexts = {(f.subject_label, f.object_label) for f in answer.facts if f.predicate.endswith("#next")}
+    assert ("terraform plan -out=tfplan", "terraform show -json tfplan > plan.json") in nexts
+
+
 def test_diagnose_described_task(engine: Engine) -> None:
     answer = ask(engine, "How can I see why the last container exited?")
     assert "kubectl logs" in answer.answer

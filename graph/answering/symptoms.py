@@ -616,6 +616,7 @@ def diagnose(ctx: Context) -> Answer | None:
             found += [(iri, iri, SG.diagnosedBy) for iri, s in best[1:2] if s >= max(0.45, best[0][1] - 0.05)]
     if not found:
         return None
+    found = _with_earlier_steps(ctx, found)
     if checked is not None and not ctx.catalog.is_a(checked, SG.Diagnostic):
         # The answer is about what it checks: after "how do I check it?", "it" is still that.
         ctx.evidence.entity(checked)
@@ -653,6 +654,33 @@ def diagnose(ctx: Context) -> Answer | None:
         lines.insert(0, head)
     score = subjects[0].score if subjects else 0.7
     return ctx.answer(" ".join(lines), intents.DIAGNOSE, 0.5 + 0.5 * score)
+
+
+#: The most earlier steps of a flow told before a command that needs them.
+EARLIER_STEPS = 3
+
+
+def _with_earlier_steps(ctx: Context, found: list[tuple[str, str, URIRef]]) -> list[tuple[str, str, URIRef]]:
+    """Each command that is a later step of a flow (``sg:next``) comes after the steps before it.
+
+    Why: a later step works on what the earlier ones made. The jq filter over plan.json is useless
+    to someone who has not run ``terraform plan -out=tfplan`` and ``terraform show -json``, and the
+    practice it serves is the plan those make, so the flow is told from its start.
+    """
+    out: list[tuple[str, str, URIRef]] = []
+    for item in found:
+        chain: list[str] = []
+        step = item[0]
+        while len(chain) < EARLIER_STEPS:
+            before = [b for b in ctx.facts(step).incoming(SG.next) if ctx.catalog.is_a(b, SG.Command)]
+            if not before or before[0] in chain or before[0] == item[0]:
+                break
+            ctx.evidence.fact(before[0], SG.next, step)
+            chain.insert(0, before[0])
+            step = before[0]
+        out += [(b, b, SG.diagnosedBy) for b in chain if all(b != o[0] for o in out)]
+        out.append(item)
+    return out
 
 
 def _merge(*lists: list[tuple[str, float]]) -> list[tuple[str, float]]:
