@@ -104,6 +104,15 @@ def test_a_later_step_of_a_flow_comes_after_the_steps_that_feed_it(engine: Engin
     assert ("terraform plan -out=tfplan", "terraform show -json tfplan > plan.json") in nexts
 
 
+def test_what_is_doing_something_asks_for_the_doer_not_a_definition(engine: Engine) -> None:
+    """After a CrashLoopBackOff report, "what's doing the killing?" is no question about a thing
+    named "doing": the turn asks what kills the pod, which the graph answers (the liveness probe)."""
+    conversation = Conversation()
+    engine.ask("our inference pod with the weights baked into the image goes CrashLoopBackOff", conversation)
+    answer = engine.ask("what's doing the killing?", conversation)
+    assert answer.answered and "liveness" in answer.answer.lower(), answer.answer
+
+
 def test_diagnose_described_task(engine: Engine) -> None:
     answer = ask(engine, "How can I see why the last container exited?")
     assert "kubectl logs" in answer.answer
@@ -297,6 +306,10 @@ def test_chatter_before_the_asking_words_keeps_the_intent(engine: Engine, questi
         # "what do <someone> <verb>" asks for a thing done or used, not what the someone is.
         ("what do people normally use for a one-off bulk embedding job?", False),
         ("what do I need to run RoCE?", False),
+        # "what's doing the killing" asks what acts; a gerund naming a thing is still defined.
+        ("what's probably doing the killing then", False),
+        ("what is chunking in RAG?", True),
+        ("what's batching?", True),
     ],
 )
 def test_what_do_asks_for_a_definition_only_of_what_something_does(question: str, defines: bool) -> None:

@@ -205,6 +205,9 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # "what do people use for X?" asks for a thing people use, not for what people are.
             _OPENING + r"(what|who)(\s+(exactly|actually|really|even|precisely))?\s*(is|are|'s|does|do)\b"
             r"(?!\s+(?:people|folks|most|everyone|you|we|i)\b(?!\s+mean\b))"
+            # "what's doing the killing?" asks what acts on something, not what "doing" is; a
+            # gerund that names a thing ("what is chunking in RAG?") has no object after it.
+            r"(?!\s+(?:\w+ly\s+)?\w+ing\s+(?:the|a|an|this|that|these|those|it|them|my|our|your|all)\b)"
             r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
             # "what is it used for", "the definition of": not a report's "the fixed memory used
             # for model weights" or "the service definition".
