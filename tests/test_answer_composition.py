@@ -477,3 +477,19 @@ def test_an_answer_is_not_cut_inside_parentheses_when_a_boundary_outside_them_wi
     cut = clip(text, 125)
     assert cut == "Slow collectives: one degraded link sets the pace. Slow collectives is owned by L2.", cut
     assert clip("One sentence. Two sentences here.", 100) == "One sentence. Two sentences here."
+
+
+def test_an_answer_telling_a_later_step_of_a_flow_tells_the_steps_before_it(engine: Engine) -> None:
+    """A report answered by what the jq filter over the JSON plan shows gets the steps that make
+    that plan (`terraform plan -out=tfplan`, then `terraform show -json`), each link a fact; an
+    answer that gives them already does not repeat them."""
+    report = engine.ask(
+        "every time our pipeline runs terraform apply, the database instance gets destroyed and created again"
+    )
+    text = report.answer
+    assert (
+        "jq" in text and "The steps before the jq filter: run `terraform plan -out=tfplan`, then" in text
+    ), text
+    assert any(f.predicate.endswith("#next") and f.basis and f.source for f in report.facts)
+    listed = engine.ask("how do I list what terraform will destroy?").answer
+    assert listed.count("terraform plan -out=tfplan") == 1, listed

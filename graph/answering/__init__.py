@@ -570,6 +570,7 @@ def _answer_linked(
     if chosen.answered and not ctx.from_conversation:
         chosen = reports.needs_named(ctx, chosen)
         chosen = scope.beyond_scope(ctx, chosen)
+        chosen = reports.steps_named(ctx, chosen)
     answer = chosen
     # An answer that says every word of the question is about what the graph knows; only the
     # others are measured against the neighbouring areas it does not cover, which spares most

@@ -40,6 +40,10 @@ NAME_PART = "name part"
 NAMED_HOW = frozenset({"exact", "code", "fuzzy", "conversation", NAME_PART})
 
 
+#: The most earlier steps of a flow told before a command that needs them.
+EARLIER_STEPS = 3
+
+
 def named_surely(mention: Mention) -> bool:
     """Whether a mention names its entity by name (``NAMED_HOW``) and strongly (``STRONG_LINK``),
     not by one common word that happens to be a label."""
@@ -111,6 +115,25 @@ class Context:
         found = fetch(self.engine, iri)
         self.evidence.queries(found)
         return found
+
+    def steps_before(self, command: str) -> list[str]:
+        """The commands of a flow (``sg:next``) that come before ``command``, first step first,
+        at most ``EARLIER_STEPS`` of them; each link goes to the evidence.
+
+        Why: a later step works on what the earlier ones made. The jq filter over plan.json is
+        useless to someone who has not run ``terraform plan -out=tfplan`` and ``terraform show
+        -json``, so a flow is told from its start, wherever one of its later steps is told.
+        """
+        chain: list[str] = []
+        step = command
+        while len(chain) < EARLIER_STEPS:
+            before = [b for b in self.facts(step).incoming(SG.next) if self.catalog.is_a(b, SG.Command)]
+            if not before or before[0] in chain or before[0] == command:
+                break
+            self.evidence.fact(before[0], SG.next, step)
+            chain.insert(0, before[0])
+            step = before[0]
+        return chain
 
     def described(
         self, pool: frozenset[str] | list[str], k: int = 5, semantic_k: int = 10

@@ -973,6 +973,36 @@ def needs_named(ctx: Context, answer: Answer) -> Answer:
     return with_told(ctx, answer, lambda kept: _needs_unsaid(ctx, kept), MAX_ANSWER_CHARS // 3) or answer
 
 
+def steps_named(ctx: Context, answer: Answer) -> Answer:
+    """``answer`` plus the earlier steps of a flow whose later step it tells ("the jq filter over
+    the JSON plan lists every resource the apply would destroy"), when it does not give them: a
+    report that Terraform keeps destroying a node is answered by the check it has not run, and
+    that check starts with ``terraform plan -out=tfplan``."""
+    commands = [e.iri for e in answer.entities if ctx.catalog.is_a(e.iri, SG.Command)]
+    if not commands:
+        return answer
+    return (
+        with_told(ctx, answer, lambda kept: _steps_unsaid(ctx, kept, commands), MAX_ANSWER_CHARS // 3)
+        or answer
+    )
+
+
+def _steps_unsaid(ctx: Context, said: str, commands: list[str]) -> str:
+    """ "The steps before the X: run `a`, then `b`." for the first of ``commands`` with earlier
+    steps whose command lines ``said`` does not give; their links go to a fresh ``ctx.evidence``."""
+    ctx.evidence = Evidence(ctx.engine)
+    for command in commands:
+        steps = ctx.steps_before(command)
+        lines = [one_line(ctx.facts(s).text(SG.commandText) or ctx.catalog.label(s)) for s in steps]
+        if steps and not all(line in said for line in lines):
+            for step in steps:
+                ctx.evidence.entity(step)
+            short = ctx.catalog.label(command).split(":")[0]
+            return sentence(f"The steps before the {short}: run {', then '.join(f'`{x}`' for x in lines)}")
+        ctx.evidence = Evidence(ctx.engine)
+    return ""
+
+
 def _needs_unsaid(ctx: Context, said: str) -> str:
     """ "X relies on Y: <what Y is>" for the first technology the question names surely and says
     is not in use (``intents.says_not_in_use``) or asks what it needs

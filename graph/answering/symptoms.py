@@ -656,29 +656,12 @@ def diagnose(ctx: Context) -> Answer | None:
     return ctx.answer(" ".join(lines), intents.DIAGNOSE, 0.5 + 0.5 * score)
 
 
-#: The most earlier steps of a flow told before a command that needs them.
-EARLIER_STEPS = 3
-
-
 def _with_earlier_steps(ctx: Context, found: list[tuple[str, str, URIRef]]) -> list[tuple[str, str, URIRef]]:
-    """Each command that is a later step of a flow (``sg:next``) comes after the steps before it.
-
-    Why: a later step works on what the earlier ones made. The jq filter over plan.json is useless
-    to someone who has not run ``terraform plan -out=tfplan`` and ``terraform show -json``, and the
-    practice it serves is the plan those make, so the flow is told from its start.
-    """
+    """Each command that is a later step of a flow comes after the steps before it
+    (``Context.steps_before``): "how do I list what terraform will destroy?" runs the plan first."""
     out: list[tuple[str, str, URIRef]] = []
     for item in found:
-        chain: list[str] = []
-        step = item[0]
-        while len(chain) < EARLIER_STEPS:
-            before = [b for b in ctx.facts(step).incoming(SG.next) if ctx.catalog.is_a(b, SG.Command)]
-            if not before or before[0] in chain or before[0] == item[0]:
-                break
-            ctx.evidence.fact(before[0], SG.next, step)
-            chain.insert(0, before[0])
-            step = before[0]
-        out += [(b, b, SG.diagnosedBy) for b in chain if all(b != o[0] for o in out)]
+        out += [(b, b, SG.diagnosedBy) for b in ctx.steps_before(item[0]) if all(b != o[0] for o in out)]
         out.append(item)
     return out
 
