@@ -85,6 +85,10 @@ def listed_items(text: str) -> list[str]:
     return items if len(items) >= RUN_IN_ITEMS and all(items) else []
 
 
+#: The types (as entities show them) of the graph's checks: commands, tools and metrics.
+CHECK_TYPES = frozenset({"diagnostic", "command", "tool", "metric"})
+
+
 @dataclass
 class Turn:
     question: str
@@ -130,6 +134,15 @@ class Conversation:
             focus = next((e.iri for e in answer.entities if not e.code), None)
             if focus is None and answer.entities:
                 focus = answer.entities[0].iri
+            lead = answer.facts[0].subject if answer.facts else None
+            subjects = {e.iri for e in answer.entities if not e.code and e.type not in CHECK_TYPES}
+            if answer.context and lead and lead != focus and lead in subjects:
+                # Answered in the context of the subject before, a turn whose statements lead with
+                # another thing moved on to it: after "the storage chokes every 30 minutes" and
+                # "write bursts from every node at once", answered by checkpointing, "why then?"
+                # asks about checkpointing. A check the answer leads with (the trace, the
+                # retrieval logs) is how to look at the subject, not a new one.
+                focus = lead
             layers = tuple(e.iri for e in answer.entities if e.code)
             self.turns.append(
                 Turn(answer.question, answer.intent, focus, layers, answer=answer.answer, named=tuple(sure))

@@ -8,6 +8,7 @@ import sys
 
 from stackgraph.graph.conversation import Conversation, Turn, listed_items, numbered_items
 from stackgraph.graph.engine import Engine
+from stackgraph.graph.store import KG
 
 
 def test_bad_input_is_declined_with_one_line_error(engine: Engine) -> None:
@@ -164,6 +165,24 @@ NUMBERED = """
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT DISTINCT ?label WHERE { ?x rdfs:label ?label . FILTER(REGEX(?label, "phases|steps", "i")) }
 """
+
+
+def test_a_turn_answered_in_context_by_another_thing_moves_the_conversation_to_it(
+    semantic_engine: Engine,
+) -> None:
+    """ "write bursts from all the ranks at once", after a report about the storage, is answered
+    by checkpointing: "which layer is that?" then asks where checkpointing sits, not the subject
+    of the first turn. A check an answer leads with moves nothing (see Conversation.remember)."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "the storage backend of our training cluster chokes every hour on the hour", conversation
+    )
+    semantic_engine.ask(
+        "the metrics show big write bursts from all the ranks at the same moment", conversation
+    )
+    assert conversation.focus == str(KG["checkpointing"])
+    answer = semantic_engine.ask("which layer is that?", conversation)
+    assert answer.answer.startswith("checkpointing fits in"), answer.answer
 
 
 def test_a_follow_up_naming_a_numbered_item_asks_about_that_item(engine: Engine) -> None:
