@@ -227,14 +227,15 @@ def quantize_onnx(spec: ModelSpec, source: Path, dest: Path) -> Path:
     while int8 on both sides lost six. Per-channel scales on MatMul alone keep that closeness;
     quantizing every op type with one scale per tensor drops it to 0.94.
 
-    The weights use 7 of the 8 bits (``reduce_range``) so that every x86 CPU computes the same
-    vector. Without VNNI, ONNX Runtime multiplies uint8 activations by int8 weights with AVX2's
-    ``vpmaddubsw``, which saturates a pair of full-range products (255 x 127 x 2 > 32,767) where
-    VNNI does not: the same question embedded differently on an AMD EPYC (AVX2) than on the
-    AVX-512 VNNI machines: the eval sets scored 3,217 of 3,753 there against 3,230 on VNNI, and
-    one `make test` case failed on AVX2 only. With 7-bit weights no pair saturates, the integer sums
-    are exact on both, and closeness to fp32 is unchanged (mean cosine 0.993 over the 302 real
-    users' questions of realworld_dev and realworld_blind40-43, on AVX2, either way).
+    The weights use 7 of the 8 bits (``reduce_range``, which ONNX Runtime advises for CPUs
+    without VNNI) so that x86 CPUs with and without VNNI compute the same integer sums. Without
+    VNNI, uint8 activations times int8 weights go through AVX2's ``vpmaddubsw``, whose 16-bit pair
+    sums saturate for full-range weights (255 x 127 x 2 > 32,767) where VNNI's 32-bit ones do not:
+    on an AMD EPYC (AVX2) the eval sets scored 3,217 of 3,753 against 3,230 on the AVX-512 VNNI
+    machines, and one `make test` case failed there only. With 7-bit weights no pair sum
+    saturates, and closeness to fp32 is unchanged (mean cosine 0.993 over the 302 real users'
+    questions of realworld_dev and realworld_blind40-43, on AVX2, either way). Not yet measured
+    on a VNNI machine: the same vectors are expected there, to float rounding.
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from tokenizers import Tokenizer
