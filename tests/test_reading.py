@@ -1755,6 +1755,17 @@ def test_where_a_known_thing_fits_is_asked_though_an_unknown_name_follows_it(eng
     assert Question.parse(engine, "what is the KV cache offload to ZQX memory?").unknown_names == ("ZQX",)
 
 
+def test_the_subject_a_definition_asks_about_stays_in_its_sentence(engine: Engine) -> None:
+    """ "What's the meaning of X. I am working on ... I want to know ..." asks about X: the words
+    of the sentences after it ("am", "want") are no part of the subject, nor names it lacks."""
+    question = (
+        "What's the meaning of the KV cache. I am working on the tests of our fork. I want to know "
+        "what it holds in vllm (@pytest.mark.parametrize) Really appreciate your tips"
+    )
+    unknown = Question.parse(engine, question).unknown_names
+    assert not {"am", "want", "working", "tests"} & {w.lower() for w in unknown}, unknown
+
+
 @pytest.mark.parametrize("turn", ["whats the real cause tho?", "is that risky or is secops being paranoid"])
 def test_chat_shorthand_and_judgement_words_do_not_change_the_topic(engine: Engine, turn: str) -> None:
     """ "tho", "risky", "paranoid" say how the asker feels about the subject, not a new one."""

@@ -757,8 +757,10 @@ def _unknown_names(
 _ASKS_TO_DEFINE = re.compile(
     r"^\s*(?:what\s*(?:'s|s\b|is\b|are\b|was\b|were\b)|what\s+(?:does|do)\b|define\b|explain\b|describe\b"
     r"|tell\s+me\s+about\b)\s+(?!(?:how|why|when|where|which|what|whether|if)\b)"
-    r"(?P<subject>.+?)\s*(?:\b(?:do|does|mean|means|stand|used|to|that|which|who|whose|when|where|while|if"
-    r"|so|because|since|for|after|before)\b.*)?[?.!]*\s*$",
+    # The phrase stays in its sentence: "What's the meaning of X. I am working on Y." asks about
+    # X, whatever the sentences after it say.
+    r"(?P<subject>(?:(?![.!?]\s).)+?)\s*(?:\b(?:do|does|mean|means|stand|used|to|that|which|who|whose|when"
+    r"|where|while|if|so|because|since|for|after|before)\b.*|[.!?]\s.*)?[?.!]*\s*$",
     re.IGNORECASE,
 )
 
