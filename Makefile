@@ -66,6 +66,8 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind41.jsonl --min 70
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind42.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind43.jsonl --min 60
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind44.jsonl --min 60
+	$(VENV)/python scripts/score_gate.py tests/eval/realworld_blind45.jsonl --min 60
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind5.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind6.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind7.jsonl --min 85
@@ -84,6 +86,7 @@ check: lint
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind20.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind21.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind22.jsonl --min 80
+	$(VENV)/python scripts/score_gate.py tests/eval/paraphrase_blind23.jsonl --min 85
 	$(VENV)/python scripts/score_gate.py tests/eval/probes.jsonl --min 92
 	$(VENV)/python scripts/score_gate.py tests/eval/written_reports.jsonl --min 80
 

@@ -46,8 +46,11 @@ them in CI; here the same judge reads answers from one engine in this process. T
   on: 24/36 and 27/36 at its end).
 - ``follow_ups_blind26.jsonl`` and ``follow_ups_blind27.jsonl``: 36 more each (six off-topic,
   fifteen and sixteen of three turns; the second in a colleague's Slack voice), written blind and
-  never read while the engine was worked on: 30/36 and 26/36 on the session's first commit and
-  at its end.
+  not read while the engine was worked on: 30/36 and 26/36 on the session's first commit and
+  at its end (read from the next session on: 31/36 and 28/36 at its end).
+- ``follow_ups_blind28.jsonl``: 36 more (six off-topic, sixteen of three turns), written blind
+  and never read while the engine was worked on: 28/36 on the session's first commit and at its
+  end.
 """
 
 from __future__ import annotations
@@ -89,6 +92,7 @@ BARS = {
     "follow_ups_blind25.jsonl": 0.7,
     "follow_ups_blind26.jsonl": 0.75,
     "follow_ups_blind27.jsonl": 0.65,
+    "follow_ups_blind28.jsonl": 0.7,
 }
 
 
