@@ -2113,3 +2113,14 @@ def test_a_closing_then_carries_on_from_the_last_turn() -> None:
     assert Conversation.leans_on_context("which of the two would enforce tokens-per-minute limits then?")
     assert Conversation.leans_on_context("why isn't reading the code enough then?")
     assert not Conversation.leans_on_context("when a job fails then restarts, where do I look for logs?")
+
+
+def test_a_backend_of_something_else_is_no_retrieval_backend(engine: Engine) -> None:
+    """The latency triage's "backend" is the retrieval backend; "the storage backend of our
+    training cluster" or "NCCL's socket backend" is another one, so the word alone names nothing."""
+    from stackgraph.graph.store import KG
+
+    storage = Question.parse(engine, "the storage backend of our training cluster chokes every hour")
+    assert str(KG["cause-retrieval-backend"]) not in {m.iri for m in storage.mentions}
+    retrieval = Question.parse(engine, "is our slow retrieval backend the problem?")
+    assert str(KG["cause-retrieval-backend"]) in {m.iri for m in retrieval.mentions}
