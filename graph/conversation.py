@@ -8,7 +8,7 @@ conversation id).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from stackgraph.graph.model import Answer
@@ -85,10 +85,6 @@ def listed_items(text: str) -> list[str]:
     return items if len(items) >= RUN_IN_ITEMS and all(items) else []
 
 
-#: The types (as entities show them) of the graph's checks: commands, tools and metrics.
-CHECK_TYPES = frozenset({"diagnostic", "command", "tool", "metric"})
-
-
 @dataclass
 class Turn:
     question: str
@@ -111,12 +107,19 @@ class Conversation:
     turns: list[Turn] = field(default_factory=list)
     max_turns: int = 20
 
-    def remember(self, answer: Answer, named: Sequence[str] = (), sure: Sequence[str] = ()) -> None:
+    def remember(
+        self,
+        answer: Answer,
+        named: Sequence[str] = (),
+        sure: Sequence[str] = (),
+        checks: Collection[str] = (),
+    ) -> None:
         """Record a turn. A declined one is kept too, about the first thing its question named
         (``named``), if any: after "what is PFC?" and "how do I bake sourdough bread?" (declined,
         naming nothing), "how long does it take?" is about the bread, not PFC; after "who
         invented the GPU?" (declined), "what layer is it in?" is about the GPU. Input that was no
-        question at all (``answer.error``) is no turn. ``sure``: what the question named surely."""
+        question at all (``answer.error``) is no turn. ``sure``: what the question named surely.
+        ``checks``: which of the answer's entities are checks (commands, tools, metrics)."""
         if answer.error:
             return
         if not answer.answered:
@@ -135,7 +138,7 @@ class Conversation:
             if focus is None and answer.entities:
                 focus = answer.entities[0].iri
             lead = answer.facts[0].subject if answer.facts else None
-            subjects = {e.iri for e in answer.entities if not e.code and e.type not in CHECK_TYPES}
+            subjects = {e.iri for e in answer.entities if not e.code and e.iri not in checks}
             if answer.context and lead and lead != focus and lead in subjects:
                 # Answered in the context of the subject before, a turn whose statements lead with
                 # another thing moved on to it: after "the storage chokes every 30 minutes" and

@@ -368,7 +368,8 @@ def answer_question(
         # nothing the graph has when they asked about a name it lacks ("what is CXL memory?").
         known = parsed is not None and not parsed.unknown_names
         sure = [m.iri for m in parsed.mentions if m.score >= STRONG_LINK] if known else []
-        conversation.remember(answer, parsed.named if known else (), sure)
+        checks = {e.iri for e in answer.entities if engine.catalog.is_a(e.iri, SG.Diagnostic)}
+        conversation.remember(answer, parsed.named if known else (), sure, checks)
     return answer
 
 
