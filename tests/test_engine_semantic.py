@@ -101,6 +101,32 @@ def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: 
         assert not answer.answered and "does not cover that area" in answer.answer, question
 
 
+def test_a_report_near_no_statement_of_the_graph_is_declined(semantic_engine: Engine) -> None:
+    """A report from an application far from the stack says a word or two the graph uses ("cell",
+    "column", "view") and no area listed as outside is nearer: it is still declined, because no
+    statement of the graph comes near it in meaning."""
+    from stackgraph.graph.answering import reports
+
+    for question in (
+        "After sorting the table by the second column, a cell that holds a formula still points at the old row.",
+        "Sorting the list view by date puts yesterday's entries after last week's, and the column"
+        " header arrow points the wrong way.",
+    ):
+        assert reports.far_from_the_graph(semantic_engine, question), question
+        assert not semantic_engine.ask(question).answered, question
+    assert not reports.far_from_the_graph(semantic_engine, "multi-node training is slower than single node")
+
+
+def test_a_question_in_another_script_is_never_judged_far_from_the_graph(semantic_engine: Engine) -> None:
+    """The encoder reads English: a question mostly in Chinese has low cosines to everything,
+    whatever it asks, so its distance says nothing about its topic."""
+    from stackgraph.graph.answering import reports
+
+    question = "如何在多台机器上部署一个大模型？每台机器有八张卡"
+    assert max(semantic_engine.passages.semantic(question)) < reports.FAR_FROM_GRAPH
+    assert not reports.far_from_the_graph(semantic_engine, question)
+
+
 def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
     semantic_engine: Engine,
 ) -> None:

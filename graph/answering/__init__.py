@@ -602,6 +602,9 @@ def _answer_linked(
             outside = reports.outside_in_a_sentence(engine, text)
     if outside is not None:
         answer = declined(engine, text, intent=guess.intent, unknown=unanswered or (), outside=outside)
+    elif judged and answer.answered and reports.far_from_the_graph(engine, text):
+        # Near no statement of the graph and no area it lists as outside: about something else.
+        answer = declined(engine, text, intent=guess.intent, unknown=unanswered or ())
     if after_turns and answer.answered and new_foreign_topic(engine, parsed):
         # "ok and what should I set my home AC thermostat to?" after a question on rack power: a
         # new topic whose subject is a thing the graph lacks, whatever words of it the turn says.

