@@ -101,6 +101,18 @@ def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: 
         assert not answer.answered and "does not cover that area" in answer.answer, question
 
 
+def test_everyday_computing_outside_the_stack_is_declined(semantic_engine: Engine) -> None:
+    """Version control, home networking and a phone app's crash are areas of their own, however
+    many words ("commit", "DNS", "out of memory") they share with the stack."""
+    for question in (
+        "how do I squash my last three commits into one before pushing the branch?",
+        "name lookups on the home router got slow every night, should I change the DNS server?",
+        "the Android app runs out of memory and crashes when the photo gallery opens",
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+
+
 def test_a_report_near_no_statement_of_the_graph_is_declined(semantic_engine: Engine) -> None:
     """A report from an application far from the stack says a word or two the graph uses ("cell",
     "column", "view") and no area listed as outside is nearer: it is still declined, because no
