@@ -493,3 +493,22 @@ def test_an_answer_telling_a_later_step_of_a_flow_tells_the_steps_before_it(engi
     assert any(f.predicate.endswith("#next") and f.basis and f.source for f in report.facts)
     listed = engine.ask("how do I list what terraform will destroy?").answer
     assert listed.count("terraform plan -out=tfplan") == 1, listed
+
+
+def test_cutting_an_answer_for_its_checks_keeps_the_problems_cause() -> None:
+    """A long answer cut to make room for checks loses its tail, where a problem's owner and
+    likely cause are said: those two sentences stay, the passages before them give way."""
+    from stackgraph.graph.answering.reports import _clip_keeping_causes
+
+    passages = " ".join(f"Passage {n} says something long about the stack and its parts." for n in range(8))
+    owned = "Slow node is owned by L8 Node Interconnect in the nine-layer model."
+    cause = "Likely cause: PCIe bottleneck or thermal throttling."
+    body = f"{passages} {owned} {cause}"
+    limit = len(body) - 100
+    kept = _clip_keeping_causes(body, limit)
+    assert len(kept) <= limit
+    assert kept.endswith(f"{owned} {cause}")
+    assert "Passage 0" in kept and "Passage 7" not in kept
+    # A cause said without the problem it belongs to is cut like any sentence.
+    alone = f"{passages} {cause}"
+    assert cause not in _clip_keeping_causes(alone, len(alone) - 60)

@@ -922,7 +922,7 @@ def with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: in
         over = len(text) + len(said_note) - MAX_ANSWER_CHARS
         if over <= 0:
             break
-        kept = clip(body, len(kept) - over)
+        kept = _clip_keeping_causes(body, len(kept) - over)
         if len(kept) < keep:
             return None
     else:
@@ -934,6 +934,30 @@ def with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: in
         entities=answer.entities + tuple(e for e in ctx.evidence.entities if e not in answer.entities),
         sources=_sources(answer, kept_facts, new),
     )
+
+
+def _clip_keeping_causes(body: str, limit: int) -> str:
+    """``body`` cut to ``limit`` at a sentence boundary, keeping the sentences naming a problem's
+    likely causes: the checks made room for are read against the cause, and a long answer's tail
+    ("... is owned by L8 and L9. Likely cause: PCIe bottleneck or thermal throttling.") is where
+    the cause is said."""
+    causes = _CAUSE_SENTENCE.findall(body)
+    cut = clip(body, limit)
+    lost = [c for c in causes if c not in cut]
+    if not lost:
+        return cut
+    room = limit - sum(len(c) + 1 for c in lost)
+    if room <= 0:
+        return cut
+    cut = clip(body, room)
+    lost = [c for c in causes if c not in cut]
+    return " ".join([cut, *lost])
+
+
+#: The sentences of ``_whereabouts`` saying where a problem is owned and its likely causes; a
+#: cause said without its problem is not kept (it would read as the cause of whatever sentence it
+#: came to follow).
+_CAUSE_SENTENCE = re.compile(r"(?<=\. )[^.]+ is owned by [^.]+\. Likely causes?: [^.]+\.")
 
 
 def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
