@@ -73,6 +73,8 @@ gates:
 		tests/eval/realworld_blind43.jsonl:60 \
 		tests/eval/realworld_blind44.jsonl:60 \
 		tests/eval/realworld_blind45.jsonl:60 \
+		tests/eval/realworld_blind46.jsonl:65 \
+		tests/eval/realworld_blind47.jsonl:60 \
 		tests/eval/paraphrase_blind5.jsonl:85 \
 		tests/eval/paraphrase_blind6.jsonl:85 \
 		tests/eval/paraphrase_blind7.jsonl:85 \
@@ -92,6 +94,7 @@ gates:
 		tests/eval/paraphrase_blind21.jsonl:85 \
 		tests/eval/paraphrase_blind22.jsonl:80 \
 		tests/eval/paraphrase_blind23.jsonl:85 \
+		tests/eval/paraphrase_blind24.jsonl:85 \
 		tests/eval/probes.jsonl:92 \
 		tests/eval/written_reports.jsonl:80
 

@@ -49,7 +49,10 @@ them in CI; here the same judge reads answers from one engine in this process. T
   not read while the engine was worked on: 30/36 and 26/36 on the session's first commit and
   at its end (read from the next session on: 31/36 and 28/36 at its end).
 - ``follow_ups_blind28.jsonl``: 36 more (six off-topic, sixteen of three turns), written blind
-  and never read while the engine was worked on: 28/36 on the session's first commit and at its
+  and not read while the engine was worked on: 28/36 on the session's first commit and at its
+  end (read from the next session on: 28/36 at its start).
+- ``follow_ups_blind29.jsonl``: 40 more (eight off-topic, of two and three turns), written blind
+  and never read while the engine was worked on: 32/40 on the session's first commit and at its
   end.
 """
 
@@ -93,6 +96,7 @@ BARS = {
     "follow_ups_blind26.jsonl": 0.75,
     "follow_ups_blind27.jsonl": 0.65,
     "follow_ups_blind28.jsonl": 0.7,
+    "follow_ups_blind29.jsonl": 0.75,
 }
 
 
