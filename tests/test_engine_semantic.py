@@ -157,11 +157,12 @@ def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
 
 
 def test_a_hedged_answer_is_withdrawn_by_the_hedged_margin(semantic_engine: Engine, monkeypatch) -> None:
-    # A hedged answer's question is weighed with HEDGED_OUTSIDE_MARGIN: set just past this
-    # question's own gap to its nearest outside area it stays, set just short of it, it goes.
+    # A hedged answer's question naming something surely (PyTorch) is weighed with
+    # HEDGED_OUTSIDE_MARGIN: set just past this question's own gap to its nearest outside area it
+    # stays, set just short of it, it goes.
     from stackgraph.graph.answering import reports
 
-    question = "loss spikes every few hundred steps on the big run"
+    question = "loss spikes every few hundred steps on the big PyTorch run"
     assert semantic_engine.ask(question).answer.startswith(reports.HEDGE)
     gap = semantic_engine.linker.semantic_index().outside(question)[1] - max(
         semantic_engine.passages.semantic(question)
@@ -170,6 +171,28 @@ def test_a_hedged_answer_is_withdrawn_by_the_hedged_margin(semantic_engine: Engi
     assert not semantic_engine.ask(question).answered
     monkeypatch.setattr(reports, "HEDGED_OUTSIDE_MARGIN", gap + 0.001)
     assert semantic_engine.ask(question).answered
+
+
+def test_a_hedge_naming_nothing_surely_is_held_to_the_nameless_margin(
+    semantic_engine: Engine, monkeypatch
+) -> None:
+    """A guess at a question that names nothing of the graph surely rests on meaning alone, so an
+    outside area within ``NAMELESS_HEDGE_OUTSIDE_MARGIN`` of the graph's nearest statement
+    withdraws it, where a guess at a named thing needs the area to be as near as that statement.
+    Set just past the question's own gap, the margin withdraws it; set short of it, it stays."""
+    from stackgraph.graph.answering import reports
+
+    question = "our search cluster lost its master node overnight and now the cluster health shows red"
+    gap = semantic_engine.linker.semantic_index().outside(question)[1] - max(
+        semantic_engine.passages.semantic(question)
+    )
+    assert gap < reports.HEDGED_OUTSIDE_MARGIN
+    assert reports.NAMELESS_HEDGE_OUTSIDE_MARGIN < reports.HEDGED_OUTSIDE_MARGIN
+    monkeypatch.setattr(reports, "NAMELESS_HEDGE_OUTSIDE_MARGIN", gap + 0.01)
+    kept = semantic_engine.ask(question)
+    assert kept.answered and kept.answer.startswith(reports.HEDGE)
+    monkeypatch.setattr(reports, "NAMELESS_HEDGE_OUTSIDE_MARGIN", gap - 0.01)
+    assert not semantic_engine.ask(question).answered
 
 
 def test_a_hedge_whose_best_passage_means_nothing_like_the_question_is_withdrawn(

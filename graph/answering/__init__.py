@@ -595,6 +595,11 @@ def _answer_linked(
         )
         sure = not hedged and not mostly_foreign(engine, parsed) and not weakly_named
         margin = reports.OUTSIDE_MARGIN if sure else reports.HEDGED_OUTSIDE_MARGIN
+        if hedged and not any(named_surely(m) for m in parsed.mentions):
+            # A guess at a question naming nothing of the graph surely ("GPU usage drops to 0%
+            # while I play", "the master node died and the cluster went red") rests on its
+            # meaning alone: an outside area nearly as near outweighs it.
+            margin = reports.NAMELESS_HEDGE_OUTSIDE_MARGIN
         outside = reports.outside_the_graph(engine, text, margin)
         if outside is None and hedged:
             # Only the closest statements, for a report whose whole text blends its sentences:

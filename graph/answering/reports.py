@@ -80,6 +80,9 @@ OUTSIDE_MARGIN = 0.05
 #: nearer the graph than any area the graph does not cover, or it is no closest thing but a guess
 #: (a Windows pip failure on an NCCL wheel is as near packaging as it is to any statement here).
 HEDGED_OUTSIDE_MARGIN = -0.015
+#: The same for a hedge whose question names nothing of the graph surely: it rests on meaning
+#: alone, so an outside area that is nearly as near (within 0.08 cosine) outweighs it.
+NAMELESS_HEDGE_OUTSIDE_MARGIN = -0.08
 #: The highest confidence a hedged answer carries.
 HEDGED_CONFIDENCE = 0.5
 #: Cosine the best passage needs to answer a question no other answerer could.
