@@ -113,6 +113,21 @@ def test_everyday_computing_outside_the_stack_is_declined(semantic_engine: Engin
         assert not answer.answered and "does not cover that area" in answer.answer, question
 
 
+def test_a_report_from_a_neighbouring_area_is_told_which_area(semantic_engine: Engine) -> None:
+    """A laptop that stays black after resume and a media player's green picture use words the
+    stack uses ("screen", "hardware decoding", "GPU"); each is declined as the area it belongs to."""
+    for question, area in (
+        ("after resuming from suspend the laptop screen stays black until I close the lid again", "laptops"),
+        (
+            "the media player shows a green picture for some videos when hardware decoding is on",
+            "video playback",
+        ),
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+        assert area in answer.answer, (question, answer.answer)
+
+
 def test_a_report_near_no_statement_of_the_graph_is_declined(semantic_engine: Engine) -> None:
     """A report from an application far from the stack says a word or two the graph uses ("cell",
     "column", "view") and no area listed as outside is nearer: it is still declined, because no
