@@ -95,6 +95,8 @@ gates:
 		tests/eval/paraphrase_blind22.jsonl:80 \
 		tests/eval/paraphrase_blind23.jsonl:85 \
 		tests/eval/paraphrase_blind24.jsonl:85 \
+		tests/eval/offtopic_real1.jsonl:70 \
+		tests/eval/offtopic_real2.jsonl:60 \
 		tests/eval/probes.jsonl:92 \
 		tests/eval/written_reports.jsonl:80
 
