@@ -1082,3 +1082,19 @@ def test_the_usual_suspects_are_the_likely_causes() -> None:
     assert detect("what are the usual suspects then").intent == OWNER
     assert detect("so what's the likely culprit?").intent == OWNER
     assert detect("what are the layers of the eight-layer map?").intent != OWNER
+
+
+def test_asking_whether_one_is_better_than_the_other_compares_them(engine: Engine) -> None:
+    """ "Is X more efficient than Y?" weighs two things against each other; a report saying its
+    job "is slower than" before asks nothing of the kind."""
+    from stackgraph.graph.answering.intents import COMPARE, detect
+
+    for question in (
+        "Is RCCL faster than NCCL on the same nodes?",
+        "would RoCE v2 be cheaper than InfiniBand for a 64 GPU cluster?",
+        "ok. is tensor parallelism more efficient than pipeline parallelism for serving?",
+    ):
+        assert detect(question).intent == COMPARE, question
+    assert detect("our two node job is slower than one node, why?").intent != COMPARE
+    answer = engine.ask("Is tensor parallelism more efficient than pipeline parallelism for serving?")
+    assert answer.intent == COMPARE and "intra-node" in answer.answer

@@ -119,7 +119,11 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # "we're benchmarking SGLang against vLLM": two things measured side by side.
             r"|\b(?:benchmark(?:s|ed|ing)?|weigh(?:s|ed|ing)?|pitt(?:ed|ing))\s+[\w.-]+\s+against\s+\w"
             r"|\bdiffer(s)?\s+from\b|\bhow\s+(?:is|are|does|do)\b[^.?!]{1,60}\bdifferent\s+(?:from|than|to)\b"
-            r"|\bor\b.+\bwhich\s+(is|one)\b",
+            r"|\bor\b.+\bwhich\s+(is|one)\b"
+            # "Is pipeline parallel more efficient than tensor parallel?": a question that opens by
+            # asking whether one is better; "training is slower than one node" reports.
+            r"|(?:^|[.?!]\s+)(?:is|are|would|will|does|do)\s+[^.?!]{1,60}?\b"
+            r"(?:(?:more|less)\s+\w+|better|faster|cheaper|worse|slower)\s+than\b",
             _I,
         ),
     ),
