@@ -97,6 +97,7 @@ gates:
 		tests/eval/paraphrase_blind24.jsonl:85 \
 		tests/eval/offtopic_real1.jsonl:70 \
 		tests/eval/offtopic_real2.jsonl:60 \
+		tests/eval/offtopic_real3.jsonl:35 \
 		tests/eval/probes.jsonl:92 \
 		tests/eval/written_reports.jsonl:80
 
