@@ -940,10 +940,11 @@ def with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: in
 
 
 def _clip_keeping_causes(body: str, limit: int) -> str:
-    """``body`` cut to ``limit`` at a sentence boundary, keeping the sentences naming a problem's
-    likely causes: the checks made room for are read against the cause, and a long answer's tail
-    ("... is owned by L8 and L9. Likely cause: PCIe bottleneck or thermal throttling.") is where
-    the cause is said."""
+    """``body`` cut to ``limit`` at a sentence boundary, keeping each pair of sentences that says
+    where a problem is owned and what likely causes it (``_CAUSE_SENTENCE``): the checks made room
+    for are read against the cause, and a long answer's tail ("Slow node is owned by L8 and L9.
+    Likely cause: PCIe bottleneck or thermal throttling.") is where the cause is said. The pairs
+    cut away are said after what is kept, in their order."""
     causes = _CAUSE_SENTENCE.findall(body)
     cut = clip(body, limit)
     lost = [c for c in causes if c not in cut]
