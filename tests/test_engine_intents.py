@@ -1098,3 +1098,14 @@ def test_asking_whether_one_is_better_than_the_other_compares_them(engine: Engin
     assert detect("our two node job is slower than one node, why?").intent != COMPARE
     answer = engine.ask("Is tensor parallelism more efficient than pipeline parallelism for serving?")
     assert answer.intent == COMPARE and "intra-node" in answer.answer
+
+
+def test_an_error_the_seeds_never_name_is_answered_as_our_reading(engine: Engine) -> None:
+    """CUDA's "system not yet initialized" is no seed's words: the graph reads it as the Fabric
+    Manager the glossary installs with the driver, and every fact of that reading says it is
+    inferred, so the answer tells the user so rather than passing it off as the seed's."""
+    answer = engine.ask("cuda runtime error (802): system not yet initialized on our 8x H100 node")
+    assert answer.answered and "Fabric Manager" in answer.answer
+    assert "Inferred, not stated in the sources" in answer.answer
+    reading = [f for f in answer.facts if "fabric-manager" in f.object or "fabric-manager" in f.subject]
+    assert reading and all(f.basis == "inferred" for f in reading)
