@@ -1128,3 +1128,14 @@ def test_an_error_the_seeds_never_name_is_answered_as_our_reading(
     assert "Inferred, not stated in the sources" in answer.answer
     facts = [f for f in answer.facts if cause in f.object or cause in f.subject]
     assert facts and all(f.basis == "inferred" for f in facts)
+
+
+def test_a_branch_of_the_latency_tree_looks_where_the_tree_starts(engine: Engine) -> None:
+    """The latency tree says "trace first" before any branch: a report that already points at
+    retrieval still gets the trace tools to confirm it, marked as the graph's reading."""
+    answer = engine.ask("retrieval takes too long in our RAG app, what causes that?")
+    assert answer.answered and ("Langfuse" in answer.answer or "Arize Phoenix" in answer.answer)
+    tools = [
+        f for f in answer.facts if f.predicate.endswith("whereToLook") and "latency-increased" in f.subject
+    ]
+    assert tools and all(f.basis == "inferred" for f in tools)

@@ -1031,9 +1031,9 @@ def test_a_comparison_says_what_the_two_share(engine: Engine) -> None:
 
 
 def test_a_triage_branch_with_no_checks_near_it_is_looked_at_as_its_symptom(engine: Engine) -> None:
-    """ "time going to retrieval" has no checks of its own nor beside it: the symptom it branches
-    from is first looked at in a trace, and the answer says so and whose checks they are. Built
-    from the graph: every such branch of a symptom with checks."""
+    """ "the correct document was retrieved" has no checks of its own nor beside it: the symptom
+    it branches from is first looked at in its retrieval logs, and the answer says so and whose
+    checks they are. Built from the graph: every such branch of a symptom with checks."""
     from stackgraph.graph.answering import symptoms
     from stackgraph.graph.answering.context import Candidate, Context
     from stackgraph.graph.answering.evidence import fetch
@@ -1055,7 +1055,7 @@ def test_a_triage_branch_with_no_checks_near_it_is_looked_at_as_its_symptom(engi
         assert "Where to look (as for " in text, text
         assert any(f.predicate == str(SG.branch) and f.object == iri for f in ctx.evidence.facts)
         asked += 1
-    assert asked >= 3
+    assert asked >= 2
 
 
 def test_a_passage_saying_again_what_the_chosen_ones_say_is_left_out(engine: Engine) -> None:
