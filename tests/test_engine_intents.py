@@ -1139,3 +1139,20 @@ def test_a_branch_of_the_latency_tree_looks_where_the_tree_starts(engine: Engine
         f for f in answer.facts if f.predicate.endswith("whereToLook") and "latency-increased" in f.subject
     ]
     assert tools and all(f.basis == "inferred" for f in tools)
+
+
+@pytest.mark.parametrize(
+    ("report", "said"),
+    [
+        (
+            "ib_mlx5_log.c:143 Transport retry count exceeded on mlx5_0:1/RoCE (synd 0x15 vend 0x81)",
+            "Missing/misconfigured RoCE or PFC",
+        ),
+        ("does RDMA over ethernet need a lossless network?", "PFC"),
+    ],
+)
+def test_what_rdma_users_type_for_dropped_packets_meets_pfc(engine: Engine, report: str, said: str) -> None:
+    """The verbs error for retransmissions run out and the "lossless network" RoCE asks for are
+    what users type for the packet drops PFC prevents."""
+    answer = engine.ask(report)
+    assert answer.answered and said in answer.answer, answer.answer
