@@ -106,14 +106,19 @@ def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: 
 
 
 def test_a_report_from_a_neighbouring_area_is_told_which_area(semantic_engine: Engine) -> None:
-    """A laptop that stays black after resume and a media player's green picture use words the
-    stack uses ("screen", "hardware decoding", "GPU"); each is declined as the area it belongs to."""
+    """A laptop that stays black after resume, a media player's green picture, a screen
+    recorder's GPU encoder or smart plugs dropping off their network use words the stack uses
+    ("screen", "hardware decoding", "GPU", "network"); each is declined as the area it belongs
+    to."""
     for question, area in (
         ("after resuming from suspend the laptop screen stays black until I close the lid again", "laptops"),
         (
             "the media player shows a green picture for some videos when hardware decoding is on",
             "video playback",
         ),
+        # A GPU encoder and a network of devices, each outside the stack.
+        ("OBS fails to start recording with an NVENC encoder error on my RTX card", "OBS"),
+        ("my Zigbee smart plugs drop off the Home Assistant network after a day or two", "smart home"),
     ):
         answer = semantic_engine.ask(question)
         assert not answer.answered and "does not cover that area" in answer.answer, question
