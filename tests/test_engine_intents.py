@@ -1156,3 +1156,10 @@ def test_what_rdma_users_type_for_dropped_packets_meets_pfc(engine: Engine, repo
     what users type for the packet drops PFC prevents."""
     answer = engine.ask(report)
     assert answer.answered and said in answer.answer, answer.answer
+
+
+def test_asking_to_see_the_retrieved_chunks_names_the_practice_of_logging_them(engine: Engine) -> None:
+    """ "which chunks were retrieved" is what users type for the seed's practice of logging
+    retrieved chunk IDs on every request."""
+    mentions = engine.linker.mentions("how can I see which chunks were retrieved for an answer?")
+    assert any(m.iri.endswith("/practice-log-retrieved-chunk-ids") for m in mentions)
