@@ -75,6 +75,8 @@ gates:
 		tests/eval/realworld_blind45.jsonl:60 \
 		tests/eval/realworld_blind46.jsonl:65 \
 		tests/eval/realworld_blind47.jsonl:60 \
+		tests/eval/realworld_blind48.jsonl:60 \
+		tests/eval/realworld_blind49.jsonl:75 \
 		tests/eval/paraphrase_blind5.jsonl:85 \
 		tests/eval/paraphrase_blind6.jsonl:85 \
 		tests/eval/paraphrase_blind7.jsonl:85 \
@@ -95,9 +97,11 @@ gates:
 		tests/eval/paraphrase_blind22.jsonl:80 \
 		tests/eval/paraphrase_blind23.jsonl:85 \
 		tests/eval/paraphrase_blind24.jsonl:85 \
+		tests/eval/paraphrase_blind25.jsonl:85 \
 		tests/eval/offtopic_real1.jsonl:70 \
 		tests/eval/offtopic_real2.jsonl:60 \
 		tests/eval/offtopic_real3.jsonl:35 \
+		tests/eval/offtopic_real4.jsonl:30 \
 		tests/eval/probes.jsonl:92 \
 		tests/eval/written_reports.jsonl:80
 

@@ -52,8 +52,10 @@ them in CI; here the same judge reads answers from one engine in this process. T
   and not read while the engine was worked on: 28/36 on the session's first commit and at its
   end (read from the next session on: 28/36 at its start).
 - ``follow_ups_blind29.jsonl``: 40 more (eight off-topic, of two and three turns), written blind
-  and never read while the engine was worked on: 32/40 on the session's first commit and at its
-  end.
+  and not read while the engine was worked on: 32/40 on the session's first commit and at its
+  end (read from the next session on: 32/40 at its end).
+- ``follow_ups_blind30.jsonl``: 40 more (eight off-topic, 24 of three turns), written blind and
+  never read while the engine was worked on: 34/40 on the session's first commit and at its end.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ BARS = {
     "follow_ups_blind27.jsonl": 0.65,
     "follow_ups_blind28.jsonl": 0.7,
     "follow_ups_blind29.jsonl": 0.75,
+    "follow_ups_blind30.jsonl": 0.8,
 }
 
 
