@@ -153,7 +153,7 @@ def test_a_question_in_another_script_is_never_judged_far_from_the_graph(semanti
     assert not reports.far_from_the_graph(semantic_engine, question)
 
 
-def test_an_answer_offered_only_as_the_closest_needs_no_margin_to_be_declined(
+def test_an_answer_offered_only_as_the_closest_is_declined_short_of_the_area(
     semantic_engine: Engine,
 ) -> None:
     """An answer asserted is withdrawn when the question is nearer an uncovered area than any
