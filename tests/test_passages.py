@@ -1249,3 +1249,113 @@ def test_generation_in_a_report_meets_the_decode_steps_it_is(semantic_engine: En
         "running generations get extremely slow when a huge prompt comes in", k=3
     )
     assert hits[0].passage.subject.endswith("/chunked-prefill"), [h.passage.subject for h in hits]
+
+
+RELATED = "http://www.w3.org/2004/02/skos/core#related"
+
+
+def test_a_cause_with_no_checks_is_looked_at_where_its_symptom_is(engine: Engine) -> None:
+    """A cause no check is named for borrows the checks of the symptom it explains or of a problem
+    beside that symptom, and the answer says whose they are and records the edges it followed.
+    Built from the graph: every such cause whose symptoms (or their neighbours) have checks."""
+    from stackgraph.graph.answering import symptoms
+    from stackgraph.graph.answering.context import Candidate, Context
+    from stackgraph.graph.answering.evidence import fetch
+
+    asked = 0
+    for iri in sorted(engine.catalog.records):
+        if not engine.catalog.is_a(iri, SG.Cause):
+            continue
+        facts = fetch(engine, iri)
+        if facts.iris(SG.whereToLook) or facts.iris(SG.diagnosedBy) or facts.iris(RELATED):
+            continue
+        explained = facts.incoming(SG.likelyCause)
+        near = [*explained, *(o for s in explained for o in fetch(engine, s).iris(RELATED))]
+        if not any(
+            fetch(engine, n).iris(SG.whereToLook) + fetch(engine, n).iris(SG.diagnosedBy) for n in near
+        ):
+            continue
+        ctx = Context(engine, "which layer?", None, 0.0, [Candidate(iri, 0.95, "exact")], None)
+        text = symptoms.where_to_look_beside(ctx, iri, "")
+        assert text.startswith("Where to look (as for the related "), (iri, text)
+        recorded = {(f.subject, f.predicate, f.object) for f in ctx.evidence.facts}
+        assert any(p == str(SG.likelyCause) and o == iri for _, p, o in recorded), recorded
+        asked += 1
+    assert asked >= 2
+
+
+def test_a_triage_is_listed_in_the_order_the_seed_asks_it(engine: Engine) -> None:
+    """The first branch of a triage is the first thing to rule out: the overview lists every
+    triaged symptom's branches in their seed positions, whatever order the store returns them in."""
+    from stackgraph.graph.answering import symptoms
+
+    asked = 0
+    for iri in sorted(engine.problems):
+        branches = symptoms.triage_branches(engine, iri)
+        if len(branches) < 2:
+            continue
+        answer = engine.ask(f"what is the triage for {engine.catalog.label(iri)}?")
+        if answer.intent != "triage":
+            continue
+        lines = [line for line in answer.answer.splitlines() if line.startswith("- ")]
+        answers = [fetch_answer(engine, b) for b in branches]
+        listed = [a for line in lines for a in answers if line.startswith(f"- {a} ")]
+        assert listed[: len(answers)] == answers, (iri, answer.answer)
+        asked += 1
+    assert asked >= 3
+
+
+def fetch_answer(engine: Engine, branch: str) -> str:
+    from stackgraph.graph.answering.evidence import fetch
+
+    return fetch(engine, branch).text(SG.answer) or engine.catalog.label(branch)
+
+
+def test_causes_a_report_tells_apart_by_no_word_keep_the_seeds_order(semantic_engine: Engine) -> None:
+    """ "GPU utilisation stays low while we train" says the symptom and none of its four causes:
+    which one reads a hair nearer in meaning is chance, so the statements of its causes are
+    ranked in the order its triage asks about them, and the answer leads with the first."""
+    from stackgraph.graph.answering import reports, symptoms
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    symptom = str(KG["sym-throughput-dropped"])
+    question = "GPU utilisation stays low while we train, sometimes at 0%"
+    ctx = Context(
+        semantic_engine, question, None, 0.0, [], None, parsed=Question.parse(semantic_engine, question)
+    )
+    causes = [
+        h.passage.object
+        for h in reports.rank(ctx, k=8)
+        if h.passage.subject == symptom and h.passage.predicate == str(SG.likelyCause)
+    ]
+    assert len(causes) >= 2
+    ordered = symptoms.in_triage_order(semantic_engine, symptom, causes)
+    assert causes == ordered
+    assert ordered[0] == str(KG["cause-storage-throughput"])  # "data loading starved?" is asked first
+
+
+def test_a_report_of_a_metric_reading_is_answered_as_the_symptom_it_reads(semantic_engine: Engine) -> None:
+    """A metric that diagnoses one symptom, named in a report of its reading ("GPU-Util only 2%"),
+    is the symptom reported: the answer explains that symptom, where asking how to watch the
+    metric is answered by its tools."""
+    reading = semantic_engine.ask(
+        "Volatile GPU-Util is low, only 2%, while our model trains and memory usage sits at 8 GB. How do I get it higher?"
+    )
+    assert reading.answered
+    assert "Throughput dropped, GPUs underutilised" in reading.answer, reading.answer
+    watching = semantic_engine.ask("how do I check GPU utilization per pod?")
+    assert "Throughput dropped" not in watching.answer.split(".")[0], watching.answer
+
+
+def test_a_report_naming_a_technology_is_not_answered_by_where_it_fits(semantic_engine: Engine) -> None:
+    """A problem report whose first answer fell back to where a technology it names sits (NVMe,
+    from "on an NVMe SSD") lets the passages matched to the whole report compete as for a
+    definition fallback: the storage-bound problem and its checks answer it."""
+    answer = semantic_engine.ask(
+        "Slow loading of models: a few of ours take forever to load from the NVMe SSD while others "
+        "fly through. Where do I find out why?"
+    )
+    assert answer.answered
+    assert not answer.answer.startswith("High-speed NVMe storage fits in"), answer.answer
+    assert "Disk I/O" in answer.answer or "iostat" in answer.answer, answer.answer

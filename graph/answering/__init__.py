@@ -517,7 +517,13 @@ def _answer_linked(
     # An answer that fell back to a definition did not answer what was asked ("how do I check
     # it?" about something with no check of its own; a report naming NCCL in passing that asks no
     # definition): the passages matched to the whole question win a tie.
-    weak = _described(ctx) or (answer.intent == intents.DEFINE and guess.intent != intents.DEFINE)
+    # So did a report of a problem answered by where something it names sits ("models load
+    # slowly from my NVMe SSD" is not asking where NVMe fits).
+    weak = (
+        _described(ctx)
+        or (answer.intent == intents.DEFINE and guess.intent != intents.DEFINE)
+        or (answer.intent == intents.FIT and guess.intent in (intents.OWNER, intents.DIAGNOSE))
+    )
     if settled or _says_the_assumption_asked(guess, answer, text):
         proposal = None
     elif from_conversation:

@@ -162,7 +162,49 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
             near=_near(ctx, ctx.focus) if ctx.focus else _beside(ctx, part_of) if part_of else None,
             asked=ctx.parsed.asked_terms,
         )
+        found = ctx.ranked[key] = _causes_in_seed_order(ctx, found)
     return found[:k]
+
+
+#: How close to the best of them a problem's likely causes rank when the question's words tell
+#: them apart not at all, and meaning only by chance.
+SIBLING_TIE = 0.05
+#: Edges from a problem to its causes, whose statements read alike but for the cause.
+_CAUSE_EDGES = (str(SG.likelyCause), str(SG.suggestsCause))
+
+
+def _causes_in_seed_order(ctx: Context, hits: list[Hit]) -> list[Hit]:
+    """``hits`` with the leading statements "<problem> is likely caused by <cause>" in the order
+    the problem's triage asks about their causes, when the question says no word of any of those
+    causes: "GPU utilization is low during training" says the symptom, and which of its four causes
+    reads a hair nearer in meaning is chance, while the seed's first question (is data loading
+    starved?) is the first to rule out. Each place keeps its score."""
+    if not hits or not hits[0].passage.relation or hits[0].passage.predicate not in _CAUSE_EDGES:
+        return hits
+    top = hits[0].passage
+    places = [
+        n
+        for n, hit in enumerate(hits)
+        if hit.passage.relation
+        and hit.passage.subject == top.subject
+        and hit.passage.predicate == top.predicate
+        and hit.score >= hits[0].score - SIBLING_TIE
+    ]
+    if len(places) < 2:
+        return hits
+    said = set(ctx.parsed.terms) - set(terms(ctx.catalog.display(top.subject)))
+    if any(said & set(terms(ctx.catalog.display(hits[n].passage.object))) for n in places):
+        return hits  # the question names one of them: its words decide
+    from stackgraph.graph.answering.symptoms import in_triage_order
+
+    by_cause = {hits[n].passage.object: hits[n] for n in places}
+    if len(by_cause) < len(places):
+        return hits  # one cause stated twice: nothing to order
+    ordered = in_triage_order(ctx.engine, top.subject, list(by_cause))
+    out = list(hits)
+    for n, cause in zip(places, ordered, strict=True):
+        out[n] = replace(by_cause[cause], score=hits[n].score)
+    return out
 
 
 #: How deep ``rank`` ranks at first: the deepest any answerer reads (symptoms' CAUSE_POOL).

@@ -226,7 +226,7 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
     if not problems:
         if not reported:
             return None  # only a question that reports a problem may be matched to one
-        described = described_problem(ctx)
+        described = read_on_a_metric(ctx) or described_problem(ctx)
         if described is None:
             return None
         problems = [described]
@@ -250,6 +250,25 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
     return ctx.answer(text, intents.OWNER, 0.55 + 0.45 * problems[0].score)
 
 
+def read_on_a_metric(ctx: Context) -> Candidate | None:
+    """The symptom a metric the report names is the reading of: a report of "GPU-Util only 2%"
+    names the metric that diagnoses throughput dropping with GPUs underutilised, and reports that
+    symptom, not a question about the metric. None when it names no metric that diagnoses exactly
+    one symptom."""
+    for cand in ctx.candidates:
+        if cand.how not in NAMED_HOW or not ctx.catalog.is_a(cand.iri, SG.Metric):
+            continue
+        facts = ctx.facts(cand.iri)
+        read = [
+            s
+            for s in dict.fromkeys(facts.incoming(SG.diagnosedBy) + facts.incoming(SG.whereToLook))
+            if ctx.catalog.is_a(s, SG.Symptom)
+        ]
+        if len(read) == 1:
+            return Candidate(read[0], cand.score, "metric")
+    return None
+
+
 def _described_by_match(ctx: Context, problems: list[Candidate]) -> list[Candidate]:
     """``problems`` with those found by description (word overlap or meaning against their names
     and sentences) reordered by how well their best passage matches the whole question, after the
@@ -270,7 +289,7 @@ def explain_problem(ctx: Context, iri: str) -> str:
     # Each owner with the edge that names it: the problem's own, else its first cause's.
     owned_by = {layer: (iri, edge) for layer, edge in facts.iris_by_edge(SG.ownedBy, SG.leadsTo).items()}
     held = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
-    matched = _by_match(ctx, list(held))
+    matched = _by_match(ctx, in_triage_order(ctx.engine, iri, list(held)))
     causes = [cause for cause, _ in matched]
     conclusion = facts.text(SG.conclusion)
     parts: list[str] = []
@@ -319,6 +338,17 @@ def explain_problem(ctx: Context, iri: str) -> str:
         if len(" ".join(parts)) + len(note) < 900:
             parts.append(sentence(first_sentences(note, 300)))
     return " ".join(parts)
+
+
+def in_triage_order(engine: Engine, symptom: str, causes: list[str]) -> list[str]:
+    """``causes`` in the order the symptom's triage asks about them (the branch suggesting each),
+    the others after them as they were: of causes a report matches alike, the seed's first
+    question ("is data loading starved?") comes first."""
+    order: dict[str, int] = {}
+    for n, branch in enumerate(triage_branches(engine, symptom)):
+        for cause in fetch(engine, branch).iris(SG.suggestsCause):
+            order.setdefault(cause, n)
+    return sorted(causes, key=lambda cause: order.get(cause, len(order) + 1))
 
 
 def _by_match(ctx: Context, causes: list[str]) -> list[tuple[str, float]]:
@@ -444,7 +474,8 @@ def _problems_beside(ctx: Context, iri: str) -> list[tuple[str, list[tuple[str, 
     edges that lead there: its related problems, then through each of its likely causes, the
     cause's related causes and the symptoms they are the likely cause of ("data loading starved"
     points at storage throughput, related to the disk I/O that `iostat -x` shows). The symptom
-    whose triage ``iri`` belongs to is broader, not beside it: its checks are where it started."""
+    whose triage ``iri`` belongs to is broader, not beside it: its checks are where it started. For
+    a cause, last, the symptoms it is the likely cause of and their related problems."""
     related = SKOS + "related"
     found = [(other, [(iri, related, other)]) for other in ctx.facts(iri).iris(related)]
     facts = ctx.facts(iri)
@@ -460,6 +491,13 @@ def _problems_beside(ctx: Context, iri: str) -> list[tuple[str, list[tuple[str, 
                     if narrower(ctx.engine, iri, symptom):
                         continue  # the symptom whose triage ``iri`` is a branch of: broader, not beside
                     found.append((symptom, [*path, (symptom, str(SG.likelyCause), problem)]))
+    # A cause with no checks is looked at where the symptoms it explains are, or beside them: the
+    # slow startup of a container with tens of gigabytes of weights is a slow cold start, whose
+    # storage-bound neighbour `iostat -x` shows.
+    for symptom in ctx.facts(iri).incoming(SG.likelyCause):
+        step = (symptom, str(SG.likelyCause), iri)
+        found.append((symptom, [step]))
+        found.extend((other, [step, (symptom, related, other)]) for other in ctx.facts(symptom).iris(related))
     return found
 
 
@@ -567,6 +605,15 @@ def _medium_checked(ctx: Context, step: str) -> str | None:
 def diagnose(ctx: Context) -> Answer | None:
     """Commands, tools and metrics for what the question names, else for what it describes."""
     found: list[tuple[str, str, URIRef]] = []  # (diagnostic, subject it checks, the edge between)
+    if (
+        ctx.parsed is not None
+        and not ctx.parsed.asks_for_check
+        and not problem_candidates(ctx)
+        and intents.looks_like_symptom(ctx.question)
+        and read_on_a_metric(ctx) is not None
+    ):
+        # "GPU-Util is only 2%, how do I get it up?" reports a reading, not how to take one.
+        return owner_of_symptom(ctx)
     subjects = ctx.candidates[:3]
     if any(c.score >= STRONG_LINK for c in subjects):
         # A common word naming something only weakly ("resources" of "insufficient resources",
@@ -721,7 +768,8 @@ def triage_overview(ctx: Context) -> Answer | None:
         if action:
             line += f" ({action})"
         lines.append(line)
-        for branch in step_facts.iris(SG.branch):
+        # In the order the seed asks them: the first branch is the first thing to rule out.
+        for branch in sorted(step_facts.iris(SG.branch), key=lambda b: ctx.engine.positions.get(b, 99)):
             b = ctx.facts(branch)
             ctx.evidence.fact(step, SG.branch, branch)
             answer = b.text(SG.answer) or ctx.catalog.label(branch)
