@@ -1359,3 +1359,33 @@ def test_a_report_naming_a_technology_is_not_answered_by_where_it_fits(semantic_
     assert answer.answered
     assert not answer.answer.startswith("High-speed NVMe storage fits in"), answer.answer
     assert "Disk I/O" in answer.answer or "iostat" in answer.answer, answer.answer
+
+
+def test_more_gpus_no_faster_is_checked_with_nccl_tests_as_an_inference(engine: Engine) -> None:
+    """NCCL tests tell a bad link from a software bug in multi-node setups (§8): the graph reads
+    them as a check of a job that got slower with more nodes, and says the reading is its own."""
+    answer = engine.ask("how do I check More GPUs, no faster?")
+    assert "NCCL tests" in answer.answer, answer.answer
+    fact = next(
+        f for f in answer.facts if f.object == str(KG["nccl-tests"]) and f.predicate == str(SG.diagnosedBy)
+    )
+    assert fact.basis == "inferred"
+
+
+def test_checks_are_told_by_name_alone_when_what_they_show_does_not_fit(engine: Engine) -> None:
+    """The command to run matters more than the gloss on it: told briefly, a problem's checks are
+    their names without what each shows, and one the answer already names is not told again."""
+    from stackgraph.graph.answering import reports
+    from stackgraph.graph.answering.context import Context
+    from stackgraph.graph.answering.question import Question
+
+    question = "our training job got slower after we added nodes"
+    ctx = Context(engine, question, None, 0.0, [], None, parsed=Question.parse(engine, question))
+    problem = str(KG["sym-more-gpus-no-faster"])
+    full = reports._checks_unsaid(ctx, "", problem)
+    brief = reports._checks_unsaid(ctx, "", problem, brief=True)
+    assert full.startswith("To check More GPUs, no faster: ") and "(" in full, full
+    assert brief.startswith("To check More GPUs, no faster: ") and "(" not in brief, brief
+    assert len(brief) < len(full)
+    named = reports._checks_unsaid(ctx, "Where to look: `ibstat`.", problem, brief=True)
+    assert "`ibstat`" in brief and "`ibstat`" not in named, named

@@ -939,16 +939,21 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     and there is room for it: the answer's own statements are cut for it only so far."""
     lead = next((e.iri for e in answer.entities if not e.code), None)
     if lead in ctx.engine.problems and intents.looks_like_symptom(ctx.question):
-        found = _with_checks(ctx, answer, lead, keep=PROBLEM_CHECKS_KEEP)
-        if found is not None:
-            return found
+        # Said with what each check shows when that fits, else by their names alone: the
+        # command to run matters more than the gloss on it.
+        for brief in (False, True):
+            found = _with_checks(ctx, answer, lead, keep=PROBLEM_CHECKS_KEEP, brief=brief)
+            if found is not None:
+                return found
     return _with_checks(ctx, answer, None, keep=MAX_ANSWER_CHARS // 3) or answer
 
 
-def _with_checks(ctx: Context, answer: Answer, problem: str | None, keep: int) -> Answer | None:
+def _with_checks(
+    ctx: Context, answer: Answer, problem: str | None, keep: int, brief: bool = False
+) -> Answer | None:
     """``answer`` with the checks ``_checks_unsaid`` tells, or None when there are none or they
     do not fit without cutting the body below ``keep`` characters."""
-    return with_told(ctx, answer, lambda kept: _checks_unsaid(ctx, kept, problem), keep)
+    return with_told(ctx, answer, lambda kept: _checks_unsaid(ctx, kept, problem, brief), keep)
 
 
 def with_told(ctx: Context, answer: Answer, tell: Callable[[str], str], keep: int) -> Answer | None:
@@ -1009,11 +1014,11 @@ def _clip_keeping_causes(body: str, limit: int) -> str:
 _CAUSE_SENTENCE = re.compile(r"(?<=\. )[^.]+ is owned by [^.]+\. Likely causes?: [^.]+\.")
 
 
-def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
+def _checks_unsaid(ctx: Context, said: str, problem: str | None = None, brief: bool = False) -> str:
     """ "To check X: ..." for ``problem`` (where to look for it) and the first
     ``CHECKED_TECHNOLOGIES`` technologies the question names, whose checks ``said`` does not give;
     their facts go to a fresh ``ctx.evidence``. Two with the same checks share one sentence ("To
-    check RoCE v2 and NCCL: ...")."""
+    check RoCE v2 and NCCL: ..."). ``brief``: the checks' names without what each shows."""
     from stackgraph.graph.answering.symptoms import diagnostic_name
 
     said = said.lower()
@@ -1027,7 +1032,9 @@ def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
         named = [(check, diagnostic_name(ctx, check, record=False)) for check in by_edge]
         # Checks the answer gives already ("nccl-tests is the standard tool to isolate whether a
         # slowdown is ...") are not repeated; one it only names ("ibstat reports its ports") is.
-        unsaid_checks = [(check, name) for check, name in named if not _says_check(ctx, said, check, name)]
+        unsaid_checks = [
+            (check, name) for check, name in named if not _says_check(ctx, said, check, name, brief)
+        ]
         checks = [check for check, _ in unsaid_checks[:NAMED_CHECKS]]
         if not checks:
             continue
@@ -1043,7 +1050,7 @@ def _checks_unsaid(ctx: Context, said: str, problem: str | None = None) -> str:
         for check, name in unsaid_checks[:NAMED_CHECKS]:
             ctx.evidence.entity(check)
             diagnostic_name(ctx, check)
-            shows = ctx.facts(check).text(SG.shows)
+            shows = None if brief else ctx.facts(check).text(SG.shows)
             if shows:
                 ctx.evidence.fact(check, SG.shows, shows)
                 lines.append(f"{name} ({first_sentences(shows, 160).rstrip('.')})")
@@ -1217,14 +1224,14 @@ def _sources(answer: Answer, kept: list[Fact], new: list[Fact]) -> tuple[SourceR
 CHECK_SAID = 0.6
 
 
-def _says_check(ctx: Context, said: str, check: str, name: str) -> bool:
+def _says_check(ctx: Context, said: str, check: str, name: str, brief: bool = False) -> bool:
     """Whether the answer gives the check: runs its command in full, or names it and says (most
-    of) what it shows."""
+    of) what it shows; ``brief``: names it (checks told by name alone add nothing to that)."""
     if name.startswith("`") and name.lower() in said:
         return True
     if _as_words(name.strip("`")) not in _as_words(said):
         return False
-    return _shows_said(said, ctx.facts(check).text(SG.shows) or "")
+    return brief or _shows_said(said, ctx.facts(check).text(SG.shows) or "")
 
 
 def _as_words(text: str) -> str:
