@@ -126,6 +126,30 @@ def test_questions_outside_the_graph_stay_declined(semantic_engine: Engine, ques
 
 
 @pytest.mark.parametrize(
+    ("question", "area"),
+    [
+        (
+            "the Postgres client in our web app throws connection terminated after the pool sits idle overnight",
+            "database connection pools",
+        ),
+        ("vite hot reload inside the dev container only works with polling enabled", "front-end dev servers"),
+        (
+            "my GPU usage in games drops and FPS stutters since the last Proton update",
+            "PC games running slowly",
+        ),
+    ],
+)
+def test_a_declined_question_names_the_area_it_belongs_to(
+    semantic_engine: Engine, question: str, area: str
+) -> None:
+    """Declined with the neighbouring area it is about (ontology/outside_topics.txt), so the reader
+    knows where to ask instead, not only that the graph knows nothing near it."""
+    answer = semantic_engine.ask(question)
+    assert not answer.answered
+    assert f"does not cover that area ({area}" in answer.answer, answer.answer
+
+
+@pytest.mark.parametrize(
     "follow_up",
     [
         "how do I check it?",
