@@ -1413,3 +1413,13 @@ def test_checks_are_told_by_name_alone_when_what_they_show_does_not_fit(engine: 
     assert len(brief) < len(full)
     named = reports._checks_unsaid(ctx, "Where to look: `ibstat`.", problem, brief=True)
     assert "`ibstat`" in brief and "`ibstat`" not in named, named
+
+
+def test_a_word_a_statement_explains_in_passing_is_defined_by_that_statement(engine: Engine) -> None:
+    """No entity is named "SYS", but the topology check's statement says what SYS means: asked
+    what it means, that statement answers. A word no statement explains is still declined."""
+    answer = engine.ask("what does SYS mean?")
+    assert answer.answered, answer.answer
+    assert "CPU root complex" in answer.answer, answer.answer
+    assert answer.facts and all(f.basis and f.source for f in answer.facts)
+    assert not engine.ask("what does PIX mean?").answered

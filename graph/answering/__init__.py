@@ -676,7 +676,7 @@ def _from_passages(ctx: Context, first: Answer) -> Answer | None:
     if (
         ctx.from_conversation
         or (first.answered and first.intent in STRUCTURAL and _says_all_named(ctx, first))
-        or (not first.answered and _unknown_name(ctx.parsed))
+        or (not first.answered and _unknown_name(ctx.parsed) and not reports.explained_in_passing(ctx))
         # "what K8S-ROLE does L5 have?" names the column it is answered from.
         or (first.answered and placement.asks_k8s_role(ctx.question) and compete.rests_on(first, SG.runsIn))
     ):

@@ -47,7 +47,7 @@ from stackgraph.graph.answering.text import (
     sentence,
     unsaid,
 )
-from stackgraph.graph.lexical import terms
+from stackgraph.graph.lexical import chatter_terms, terms
 from stackgraph.graph.model import Answer, Fact, SourceRef
 from stackgraph.graph.store import SG
 
@@ -653,6 +653,23 @@ def in_passing(ctx: Context, hit: Hit) -> bool:
     # A question that says nothing besides its names ("how does ops L2 map to the nine-layer
     # model?") asks about them: no passage speaks to it better than theirs.
     return bool(asked) and not (asked & set(terms(hit.passage.text)))
+
+
+#: How a statement explains a word it uses in passing: "SYS means the traffic crosses the CPU
+#: root complex", "TPM stands for tokens per minute".
+_EXPLAINS = r"\s+(?:means|stands\s+for|is\s+short\s+for)\b"
+
+
+def explained_in_passing(ctx: Context) -> bool:
+    """Whether a statement of the graph says what one of the question's words means, though no
+    entity is named by it: "what does SYS mean?" is answered by the topology check's "SYS means
+    the traffic crosses the CPU root complex"."""
+    asked = set(ctx.parsed.terms) - chatter_terms()
+    words = {w for w in re.findall(r"[A-Za-z][\w#+.-]*", ctx.question) if set(terms(w)) & asked}
+    if not words:
+        return False
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")" + _EXPLAINS, re.IGNORECASE)
+    return any(pattern.search(p.text) for p in ctx.engine.passages.passages)
 
 
 def lead_with_problem(ctx: Context, chosen: list[Hit]) -> list[Hit]:
