@@ -1423,3 +1423,16 @@ def test_a_word_a_statement_explains_in_passing_is_defined_by_that_statement(eng
     assert "CPU root complex" in answer.answer, answer.answer
     assert answer.facts and all(f.basis and f.source for f in answer.facts)
     assert not engine.ask("what does PIX mean?").answered
+
+
+def test_the_container_runtimes_cuda_requirement_error_names_the_driver_mismatch(engine: Engine) -> None:
+    """The NVIDIA container runtime's own words for an image needing a newer driver ("requirement
+    error: unsatisfied condition: cuda>=12.4") name the driver/CUDA version mismatch, wherever in a
+    report they stand."""
+    from stackgraph.graph.answering.question import Question
+
+    report = (
+        "How can I tell which driver a docker image needs? Mine fails with nvidia-container-cli: "
+        "requirement error: unsatisfied condition: cuda>=12.4 on our 535 hosts"
+    )
+    assert str(KG["cause-driver-cuda-version-mismatch"]) in Question.parse(engine, report).named
