@@ -56,6 +56,11 @@ them in CI; here the same judge reads answers from one engine in this process. T
   end (read from the next session on: 32/40 at its end).
 - ``follow_ups_blind30.jsonl``: 40 more (eight off-topic, 24 of three turns), written blind and
   never read while the engine was worked on: 34/40 on the session's first commit and at its end.
+- ``follow_ups_blind31.jsonl``: 40 more (eight off-topic), written blind; scored 34/40 on the first
+  commit of the session that added it, then read as a development set (35/40 at its end).
+- ``follow_ups_blind32.jsonl``: 40 more (eight off-topic, some opening with a long incident
+  report), written blind and never read while the engine was worked on: 29/40 on the session's
+  first commit and at its end.
 """
 
 from __future__ import annotations
@@ -100,6 +105,8 @@ BARS = {
     "follow_ups_blind28.jsonl": 0.7,
     "follow_ups_blind29.jsonl": 0.75,
     "follow_ups_blind30.jsonl": 0.8,
+    "follow_ups_blind31.jsonl": 0.8,
+    "follow_ups_blind32.jsonl": 0.65,
 }
 
 
