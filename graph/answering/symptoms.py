@@ -613,7 +613,9 @@ def diagnose(ctx: Context) -> Answer | None:
         and read_on_a_metric(ctx) is not None
     ):
         # "GPU-Util is only 2%, how do I get it up?" reports a reading, not how to take one.
-        return owner_of_symptom(ctx)
+        reading = owner_of_symptom(ctx)
+        if reading is not None:
+            return reading
     subjects = ctx.candidates[:3]
     if any(c.score >= STRONG_LINK for c in subjects):
         # A common word naming something only weakly ("resources" of "insufficient resources",
