@@ -147,7 +147,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
     if found is None or (len(found) < k and len(found) == RANKED_AT_LEAST):
         # Ranked once at a depth that serves every caller, then cut: a ranking's first k are
         # the same whatever k it was asked for.
-        found = ctx.ranked[key] = ctx.engine.passages.rank(
+        ranked = ctx.engine.passages.rank(
             ctx.question,
             named,
             weak=weak,
@@ -162,7 +162,7 @@ def rank(ctx: Context, k: int = 8, use_semantic: bool = True) -> list[Hit]:
             near=_near(ctx, ctx.focus) if ctx.focus else _beside(ctx, part_of) if part_of else None,
             asked=ctx.parsed.asked_terms,
         )
-        found = ctx.ranked[key] = _causes_in_seed_order(ctx, found)
+        found = ctx.ranked[key] = _causes_in_seed_order(ctx, ranked)
     return found[:k]
 
 
@@ -669,7 +669,10 @@ def explained_in_passing(ctx: Context) -> bool:
     if not words:
         return False
     pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")" + _EXPLAINS, re.IGNORECASE)
-    return any(pattern.search(p.text) for p in ctx.engine.passages.passages)
+    # Only the passages that say one of the words at all: the index's postings list them.
+    index = ctx.engine.passages
+    saying = {i for word in words for term in terms(word) for i in index.postings.get(term, ())}
+    return any(pattern.search(index.passages[i].text) for i in saying)
 
 
 def lead_with_problem(ctx: Context, chosen: list[Hit]) -> list[Hit]:
