@@ -460,3 +460,54 @@ def test_a_question_naming_only_ordinary_words_is_no_surer_than_a_hedge(semantic
     assert not build.answered and "mobile app development" in build.answer, build.answer
     owner = semantic_engine.ask("the new config broke everything, which layer owns a bad config?")
     assert owner.answered and "L5 Kubernetes & Containers" in owner.answer, owner.answer
+
+
+def test_reports_about_annotation_tools_dataset_formats_and_output_parsers_are_declined(
+    semantic_engine: Engine,
+) -> None:
+    """Labelling tools, instruction datasets' record formats, an app framework's output parser and
+    a team notebook server's login page sit beside the stack (GPUs, training, agents, clusters are
+    named in passing) and no statement of the graph covers them."""
+    for question, area in (
+        (
+            "after exporting my labelled video frames as YOLO txt files every box file is empty,"
+            " though the project shows the bounding boxes fine",
+            "annotation",
+        ),
+        (
+            "my SFT run on 4 GPUs crashes with KeyError 'output' because my ShareGPT style records"
+            " use different column names than the template expects",
+            "instruction-tuning datasets",
+        ),
+        (
+            "the langchain chain fails with OutputParserException: could not parse LLM output as"
+            " JSON, though the reply looks fine",
+            "output parsers",
+        ),
+        (
+            "users of our JupyterHub should pick a GPU or CPU profile when their notebook server"
+            " spawns, how do I offer that choice on the login page?",
+            "JupyterHub",
+        ),
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+        assert area in answer.answer, (question, answer.answer)
+
+
+def test_asked_for_a_setting_the_knob_that_mitigates_the_reported_cause_leads(
+    semantic_engine: Engine,
+) -> None:
+    """A report whose best-matching statement is a likely cause ("latency increased is likely
+    caused by batching") and that asks for an engine flag is answered by the setting that
+    mitigates that cause, its own statement first."""
+    for report in (
+        "token latency spikes for everybody on our vllm deployment whenever one giant prompt comes"
+        " in; the other streams pause. is there an engine flag for this?",
+        "latency increased a lot on vllm since users started sending long documents, everyone"
+        " else's tokens stall meanwhile. which flag helps?",
+    ):
+        answer = semantic_engine.ask(report)
+        assert answer.answered
+        assert answer.answer.startswith("enable_chunked_prefill"), answer.answer
+        assert any(f.predicate.endswith("#mitigates") for f in answer.facts)

@@ -2124,3 +2124,44 @@ def test_a_backend_of_something_else_is_no_retrieval_backend(engine: Engine) -> 
     assert str(KG["cause-retrieval-backend"]) not in {m.iri for m in storage.mentions}
     retrieval = Question.parse(engine, "is our slow retrieval backend the problem?")
     assert str(KG["cause-retrieval-backend"]) in {m.iri for m in retrieval.mentions}
+
+
+def test_an_option_of_the_askers_program_selects_no_triage_branch(engine: Engine) -> None:
+    """ "--workers=10" and "num_workers=4" name the asker's own options: their words are no
+    report of fewer workers running, which would point at the scheduler."""
+    parsed = Question.parse(engine, "training is slow, main.py --workers=10 and num_workers=4 on the loader")
+    assert {"worker", "num"} <= parsed.in_settings
+    report = (
+        "training got slow, GPU utilisation sits near 5% while batches take ages to arrive,"
+        " I run python train.py --workers=8 and num_workers=8 on the dataloaders"
+    )
+    answer = engine.ask(report)
+    assert answer.answered
+    assert "Throughput dropped: fewer workers running" not in answer.answer, answer.answer
+
+
+def test_a_last_sentence_asking_without_its_question_mark_is_the_one_that_asks(engine: Engine) -> None:
+    """Typed at 2am without a question mark, "is there an engine flag for this" still asks for a
+    setting; a last sentence that only reports asks nothing."""
+    asked = Question.parse(engine, "long prompts stall every other stream. is there an engine flag for this")
+    assert asked.asks_for_setting
+    assert "engin" in asked.asked_terms or "flag" in asked.asked_terms
+    reported = Question.parse(engine, "long prompts stall every other stream. the flag docs say nothing")
+    assert not reported.asked_terms
+
+
+def test_whats_supposed_to_asks_what_does_a_job_not_what_a_word_means(engine: Engine) -> None:
+    """ "what's supposed to spread that traffic?" asks which thing does a job; "supposed" is no
+    name the graph lacks."""
+    parsed = Question.parse(engine, "what's supposed to spread that traffic over all the spine links?")
+    assert "supposed" not in parsed.unknown_names
+
+
+def test_a_checklist_of_absences_rules_its_items_out() -> None:
+    """ "no xid, no ecc" lists what was looked at and found clean; a single "no GPU found" is the
+    trouble itself."""
+    assert {"xid", "ecc"} <= ruled_out_terms(
+        "one box is 30% slower than the rest. no xid, no ecc, dmesg quiet"
+    )
+    assert {"xid", "ecc"} <= ruled_out_terms("No Xid errors, no ECC errors on the slow node")
+    assert not ruled_out_terms("no GPU found on the node after the upgrade")

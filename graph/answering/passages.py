@@ -215,6 +215,17 @@ class PassageIndex:
         wanted = set(stems)
         return any(wanted & self._terms[i].keys() for i in self._about.get(subject, ()))
 
+    def definition_of(self, subject: str) -> Passage | None:
+        """The passage holding ``subject``'s definition, if it has one."""
+        return next(
+            (
+                self.passages[i]
+                for i in self._about.get(subject, ())
+                if self.passages[i].predicate == SKOS_DEFINITION
+            ),
+            None,
+        )
+
     def mentioning(self, entities: Iterable[str]) -> set[int]:
         """Passages that name one of the entities (all words of one of its labels), whose object
         it is ("libfabric (EFA)" is about EFA too), or that are about one of its settings

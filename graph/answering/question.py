@@ -92,6 +92,9 @@ class Question:
     #: The entity a question asks for a part or tool of ("which kubelet feature ...", "what
     #: Kubernetes mechanism ..."): the answer is a thing next to it, not it.
     part_of: str | None = None
+    #: Terms it says only inside settings written as code ("--workers=10", "num_workers=4"): the
+    #: name of an option of the asker's program, not the trouble ("fewer workers running").
+    in_settings: frozenset[str] = frozenset()
     #: Whether it opens by saying it changes the subject ("unrelated, but ...", "different
     #: topic: ..."): a turn that says so does not lean on the conversation, whatever "it" it says.
     changes_topic: bool = False
@@ -143,6 +146,7 @@ class Question:
             asked_terms=tuple(terms(asking)),
             ruled_out=ruled_out_terms(text) | heading_terms(text) | environment_terms(text),
             pointing=pointing_terms(text),
+            in_settings=_said_only_in(_CODE_SETTING, text),
             # Said in the sentence that asks, or in a question of one sentence ("which engine flag
             # for that?"); "I used the default configs" in a report asking why it is slow asks none.
             asks_for_setting=intents.asks_for_setting(text if len(sentences) <= 1 else asking),
@@ -513,11 +517,32 @@ _FOUND_FINE = re.compile(
     r"|\b([\w/-]+)\s+(?:isn'?t|aren'?t|wasn'?t|weren'?t|is not|are not|was not|were not)\s+(?:the\s+)?"
     r"(starved|starving|slow|stuck|saturated|throttled|bottleneck(?:ed)?|problem|issue|culprit|cause|it)\b"
     # "busbw is normal, so not the fabric", "it's not the network".
-    r"|\b(?:so|it'?s|its|it\s+is|but)\s+not\s+the\s+([\w/-]+)",
+    r"|\b(?:so|it'?s|its|it\s+is|but)\s+not\s+the\s+([\w/-]+)"
+    # A checklist of absences: "no xid, no ecc", "No Xid errors, no ECC errors" (one "no GPU
+    # found" is the trouble itself; a run of them lists what was looked at and found clean).
+    r"|\b(no\s+[\w/-]+(?:\s+errors?)?(?:\s*(?:,|;|\band\b)\s*(?:no|zero)\s+[\w/-]+(?:\s+errors?)?)+)",
     re.IGNORECASE,
 )
 #: Words of such a phrase that are no part of the thing ruled out.
-_NOT_A_THING = frozenset({"it", "its", "all", "everything", "that", "this", "the", "and", "or", "is", "are"})
+_NOT_A_THING = frozenset(
+    {
+        "it",
+        "its",
+        "all",
+        "everything",
+        "that",
+        "this",
+        "the",
+        "and",
+        "or",
+        "is",
+        "are",
+        "no",
+        "zero",
+        "error",
+        "errors",
+    }
+)
 
 
 def ruled_out_terms(text: str) -> frozenset[str]:
@@ -570,6 +595,11 @@ _POINTING = re.compile(
     r"(?:problems?|issues?|errors?|bugs?|behaviou?rs?|situations?|symptoms?)\b",
     re.IGNORECASE,
 )
+
+
+#: A setting written as code: a command-line flag ("--workers=10", "--num-gpus 4") or an
+#: identifier with an underscore, perhaps assigned ("num_workers=4", "max_num_seqs").
+_CODE_SETTING = re.compile(r"(?<![\w-])(?:--[A-Za-z][\w-]*|[A-Za-z][A-Za-z0-9]*_[\w.]+)(?:=\S*)?")
 
 
 def pointing_terms(text: str) -> frozenset[str]:
@@ -629,10 +659,14 @@ def _sentences(text: str) -> list[str]:
 
 
 def _asking_sentence(sentences: list[str]) -> str:
-    """The last sentence ending in a question mark, when the text has other sentences beside it
+    """The last sentence ending in a question mark (or the last, when it opens with an asking word
+    and no sentence has one), when the text has other sentences beside it
     ("model doesn't fit on one node at TP=8. we have 2 nodes. which parameter spreads it across
     them?"); empty for a single sentence or a report that asks nothing in so many words."""
     asking = [s for s in sentences if s.rstrip().endswith("?")]
+    if not asking and not intents.is_statement(sentences[-1] if sentences else ""):
+        # Typed without its question mark: "... streams stall. is there an engine flag for this"
+        asking = sentences[-1:]
     return asking[-1] if len(sentences) > 1 and asking else ""
 
 
@@ -757,6 +791,8 @@ def _unknown_names(
 _ASKS_TO_DEFINE = re.compile(
     r"^\s*(?:what\s*(?:'s|s\b|is\b|are\b|was\b|were\b)|what\s+(?:does|do)\b|define\b|explain\b|describe\b"
     r"|tell\s+me\s+about\b)\s+(?!(?:how|why|when|where|which|what|whether|if)\b)"
+    # "what's supposed to line them up?", "what's meant to happen?": asks what does a job.
+    r"(?!(?:supposed|meant|going|able|about|likely|expected)\s+to\b)"
     # The phrase stays in its sentence: "What's the meaning of X. I am working on Y." asks about
     # X, whatever the sentences after it say.
     r"(?P<subject>(?:(?![.!?]\s).)+?)\s*(?:\b(?:do|does|mean|means|stand|used|to|that|which|who|whose|when"

@@ -759,7 +759,24 @@ def _setting_first(ctx: Context, hits: list[Hit]) -> list[Hit]:
     for hit in hits[1:SETTING_RUNNERS]:
         if hit.score >= floor and _about_a_setting(ctx, hit, hits):
             return [hit, *(h for h in hits if h is not hit)]
-    return hits
+    # The knob that mitigates the cause the best hit states: "latency increased is likely caused
+    # by batching" and enable_chunked_prefill mitigates batching. Its own statement leads.
+    top = hits[0]
+    if not top.passage.relation:
+        return hits
+    fixes = [
+        fix
+        for fix in ctx.facts(top.passage.object).incoming(SG.mitigates)
+        if ctx.catalog.is_a(fix, SG.ConfigurationParameter)
+    ]
+    index = ctx.engine.passages
+    defined = [p for p in map(index.definition_of, fixes) if p is not None]
+    if not defined:
+        return hits
+    # Several knobs mitigate one cause: the one whose statement shares most of the report's words.
+    passage = max(defined, key=lambda p: index.coverage(ctx.parsed.ranking_terms, p))
+    ctx.evidence.fact(passage.subject, SG.mitigates, top.passage.object)
+    return [Hit(passage, top.score, top.lexical, top.semantic), *hits]
 
 
 def _about_a_setting(ctx: Context, hit: Hit, hits: list[Hit]) -> bool:

@@ -53,7 +53,8 @@ def descend(ctx: Context, iri: str) -> str:
     current = iri
     seen = {iri}
     # What the report found fine selects no branch ("queue + gen look normal": not queueing).
-    question_terms = set(ctx.parsed.ranking_terms)
+    # An option of the asker's program selects no branch ("num_workers=4" is no "fewer workers").
+    question_terms = set(ctx.parsed.ranking_terms) - ctx.parsed.in_settings
     ruled_out = ctx.parsed.ruled_out
 
     def found_fine(word: str) -> bool:
