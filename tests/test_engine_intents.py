@@ -1153,3 +1153,23 @@ def test_asking_to_see_the_retrieved_chunks_names_the_practice_of_logging_them(e
     retrieved chunk IDs on every request."""
     mentions = engine.linker.mentions("how can I see which chunks were retrieved for an answer?")
     assert any(m.iri.endswith("/practice-log-retrieved-chunk-ids") for m in mentions)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "whats a quick check on the IB side?",
+        "which checks should we run first on a new node?",
+        "likely cause + what do i use to confirm",
+        "what would you run to actually prove that?",
+        "how can I confirm the GPU is throttling?",
+    ],
+)
+def test_a_check_asked_for_by_name_asks_for_a_check(question: str) -> None:
+    assert intents.asks_for_check(question), question
+
+
+def test_the_check_failed_asks_for_no_check() -> None:
+    """A check that is the subject of a report ("the health check failed") asks for none."""
+    assert not intents.asks_for_check("the health check failed after the upgrade, what now?")
+    assert not intents.asks_for_check("what checkpoint format does vLLM load fastest?")

@@ -511,3 +511,10 @@ def test_asked_for_a_setting_the_knob_that_mitigates_the_reported_cause_leads(
         assert answer.answered
         assert answer.answer.startswith("enable_chunked_prefill"), answer.answer
         assert any(f.predicate.endswith("#mitigates") for f in answer.facts)
+
+
+def test_a_quick_check_on_a_fabric_is_its_diagnostic(semantic_engine: Engine) -> None:
+    """ "whats a quick check on the IB side?" asks for InfiniBand's check, which is ibstat."""
+    answer = semantic_engine.ask("whats a quick check on the IB side?")
+    assert answer.answered
+    assert "ibstat" in answer.answer[:80], answer.answer  # the check leads

@@ -68,13 +68,19 @@ _WAY_TO_READ = (
 
 #: Asking for a check: how to see, measure or verify something ("how do I check NVLink links?",
 #: "which command shows it?", "is there a way to get GPU usage per pod?").
+#: "what's a quick check on the IB side?", "which checks should we run first?": a check asked for
+#: by name.
+_A_CHECK_ASKED = (
+    r"\b(?:what|which)(?:'?s)?\s+(?:(?:is|are)\s+)?(?:a|an|the|some)?\s*(?:quick|fast|simple|first|good)?"
+    r"\s*checks?\b"
+)
 _CHECK = re.compile(
     r"\bhow (do|can|should|would) (i|we|you|one)\s+(check|test|diagnose|debug|verify|tell|see|find out|find|isolate|inspect|measure|monitor|confirm|detect|troubleshoot|investigate|know|figure out|spot|look|review|list|view|read|audit|validate|query)\b|\b(what|which)\b.{0,24}\b(command|commands|tool|tools|metric|metrics)\b(?!\s+(are there|exist|does the (stack|graph)))|\bhow to\s+(check|test|diagnose|debug|verify|tell|isolate|inspect|measure|monitor|troubleshoot)\b|\bwhere (do|should) i look\b|\bwhat (should|do) i (run|look at|check)\b|\bcommand (to|for)\b"
     # "first thing to check?" after a report: where to look for its problem.
     r"|\b(?:first|next)\s+(?:thing\s+|place\s+|step\s+)?to\s+(?:check|look\s+at|inspect|verify)\b"
     # "is there a top-like dashboard to watch per-GPU memory?" asks for a tool that reads it.
     r"|\b(tool|tools|utility|utilities|way|dashboard|dashboards)\s+(to|for)\s+(check|test|testing|diagnose|debug|verify|measure|monitor|monitoring|inspect|see|find|watch|view|track|observe)\b"
-    r"|" + _WAY_TO_READ,
+    r"|" + _WAY_TO_READ + r"|" + _A_CHECK_ASKED,
     _I,
 )
 
@@ -360,9 +366,11 @@ _REMEDY = re.compile(
 
 #: The narrow part of ``_CHECK``: the verbs of looking at something and the command that does.
 _ASKS_CHECK = re.compile(
-    r"\bhow (?:do|can|should|would) (?:i|we|you|one)\s+(?:check|verify|see|inspect|measure|monitor|view)\b"
-    r"|\bhow to\s+(?:check|verify|inspect|measure|monitor)\b|\b(?:what|which)\b.{0,24}\bcommands?\b"
-    r"|\bcommand (?:to|for)\b|" + _WAY_TO_READ,
+    r"\bhow (?:do|can|should|would) (?:i|we|you|one)\s+(?:check|verify|confirm|prove|see|inspect|measure|monitor|view)\b"
+    # "what do i use to confirm?", "what would you run to actually prove that?"
+    r"|\bwhat (?:do|can|should|would|could) (?:i|we|you|one) (?:use|run) to (?:\w+ )?(?:check|verify|confirm|prove|see|test|measure)\b"
+    r"|\bhow to\s+(?:check|verify|confirm|inspect|measure|monitor)\b|\b(?:what|which)\b.{0,24}\bcommands?\b"
+    r"|\bcommand (?:to|for)\b|" + _WAY_TO_READ + r"|" + _A_CHECK_ASKED,
     _I,
 )
 
