@@ -1173,3 +1173,16 @@ def test_the_check_failed_asks_for_no_check() -> None:
     """A check that is the subject of a report ("the health check failed") asks for none."""
     assert not intents.asks_for_check("the health check failed after the upgrade, what now?")
     assert not intents.asks_for_check("what checkpoint format does vLLM load fastest?")
+
+
+def test_asked_whether_a_things_layer_runs_on_the_host_the_placement_says_where_it_runs(
+    engine: Engine,
+) -> None:
+    """ "which layer is NCCL in, and does that layer run on the host or in the container?": the
+    placement says which side of the host/container line its nine-layer layer is on (K8S-ROLE)."""
+    answer = engine.ask("which layer is NCCL in, and does that layer run on the host or in the container?")
+    assert "L5 Communication Libraries" in answer.answer
+    assert "in-container" in answer.answer, answer.answer
+    assert any(f.predicate.endswith("#runsIn") for f in answer.facts)
+    plain = engine.ask("where does NCCL fit?")
+    assert "in-container" not in plain.answer  # not asked, not said

@@ -518,3 +518,26 @@ def test_a_quick_check_on_a_fabric_is_its_diagnostic(semantic_engine: Engine) ->
     answer = semantic_engine.ask("whats a quick check on the IB side?")
     assert answer.answered
     assert "ibstat" in answer.answer[:80], answer.answer  # the check leads
+
+
+def test_experiment_tracker_client_errors_are_declined_and_its_placement_is_answered(
+    semantic_engine: Engine,
+) -> None:
+    """A wandb login failing on its API key or TensorBoard charts missing from the UI sit beside
+    the stack (a fine-tuning script, a GPU node); where experiment tracking sits in the stack is
+    the seed's own question and stays answered, as does a GPU report read off a W&B dashboard."""
+    for question in (
+        "wandb login says my API key is invalid on the training server though I copied it from"
+        " the settings page, runs never show up",
+        "TensorBoard shows the graph tab but no scalars or images for my fine-tuning run",
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+    placed = semantic_engine.ask(
+        "where do experiment tracking and a model registry sit in the nine-layer model?"
+    )
+    assert placed.answered and "L1 Application" in placed.answer, placed.answer
+    report = semantic_engine.ask(
+        "our W&B dashboards show GPU utilization dropping every epoch, what should I check?"
+    )
+    assert report.answered, report.answer

@@ -274,6 +274,7 @@ def where_fits(ctx: Context) -> Answer | None:
         if via:
             text += f", as one of {ctx.catalog.label(via)}"
         lines.append(sentence(text))
+        lines += _where_places_run(ctx, places)
         across = _across_the_crosswalk(ctx, places)
         if across and across not in lines:
             lines.append(across)
@@ -312,6 +313,30 @@ def where_fits(ctx: Context) -> Answer | None:
         ):
             lines.append(first_sentences(definition, 350))
     return ctx.answer(" ".join(lines), intents.FIT, 0.6 + 0.4 * confidence)
+
+
+#: A question about the host/container split ("transport L6 is marked host, and NCCL's layer?").
+_HOST_OR_CONTAINER = re.compile(
+    r"\bhost\b.*\bcontainers?\b|\bcontainers?\b.*\bhost\b|\bin-container\b|\b(?:marked|tagged)\s+(?:as\s+)?host\b"
+    r"|\bk8s[- ]?roles?\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _where_places_run(ctx: Context, places: list[Place]) -> list[str]:
+    """Where the code of each layer placed runs (the K8S-ROLE column), when the question speaks of
+    the line between host and containers ("does that layer run on the host or in the container?",
+    "L6 is marked host"): which side of it the thing's layer is on. A host said alone ("one host's
+    ibstat looks off") draws no such line."""
+    if not _HOST_OR_CONTAINER.search(ctx.question):
+        return []
+    said: list[str] = []
+    for layer in dict.fromkeys(place.layer for place in places):
+        runs = ctx.facts(layer).text(SG.runsIn)
+        if runs in _RUNS_IN:
+            ctx.evidence.fact(layer, SG.runsIn, runs)
+            said.append(f"{layer_phrase(ctx.catalog, layer, with_model=True)} runs {_RUNS_IN[runs]}.")
+    return said
 
 
 #: Settings that apply to an entity spelled out with what they do, up to this many; more are named.
