@@ -80,6 +80,8 @@ gates:
 		tests/eval/realworld_blind50.jsonl:55 \
 		tests/eval/realworld_blind51.jsonl:60 \
 		tests/eval/realworld_blind52.jsonl:65 \
+		tests/eval/realworld_blind53.jsonl:70 \
+		tests/eval/realworld_blind54.jsonl:50 \
 		tests/eval/paraphrase_blind5.jsonl:85 \
 		tests/eval/paraphrase_blind6.jsonl:85 \
 		tests/eval/paraphrase_blind7.jsonl:85 \
@@ -102,11 +104,13 @@ gates:
 		tests/eval/paraphrase_blind24.jsonl:85 \
 		tests/eval/paraphrase_blind25.jsonl:85 \
 		tests/eval/paraphrase_blind26.jsonl:75 \
+		tests/eval/paraphrase_blind27.jsonl:80 \
 		tests/eval/offtopic_real1.jsonl:70 \
 		tests/eval/offtopic_real2.jsonl:60 \
 		tests/eval/offtopic_real3.jsonl:35 \
 		tests/eval/offtopic_real4.jsonl:30 \
 		tests/eval/offtopic_real5.jsonl:75 \
+		tests/eval/offtopic_real6.jsonl:75 \
 		tests/eval/probes.jsonl:92 \
 		tests/eval/written_reports.jsonl:80
 

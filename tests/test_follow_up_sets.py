@@ -60,7 +60,10 @@ them in CI; here the same judge reads answers from one engine in this process. T
   commit of the session that added it, then read as a development set (35/40 at its end).
 - ``follow_ups_blind32.jsonl``: 40 more (eight off-topic, some opening with a long incident
   report), written blind and never read while the engine was worked on: 29/40 on the session's
-  first commit and at its end.
+  first commit and at its end; 29/40 at the end of the next session too, still unread but for one
+  item glimpsed in a search over every set.
+- ``follow_ups_blind33.jsonl``: 40 more (eight off-topic), written blind; scored 31/40 on the first
+  commit of the session that added it, then read as a development set (32/40 at its end).
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ BARS = {
     "follow_ups_blind30.jsonl": 0.8,
     "follow_ups_blind31.jsonl": 0.8,
     "follow_ups_blind32.jsonl": 0.65,
+    "follow_ups_blind33.jsonl": 0.75,
 }
 
 
