@@ -2165,3 +2165,22 @@ def test_a_checklist_of_absences_rules_its_items_out() -> None:
     )
     assert {"xid", "ecc"} <= ruled_out_terms("No Xid errors, no ECC errors on the slow node")
     assert not ruled_out_terms("no GPU found on the node after the upgrade")
+
+
+def test_a_verdict_asked_on_what_the_report_named_is_the_verdict_on_its_problem(engine: Engine) -> None:
+    """ "so is vllm broken?" after a report naming vLLM asks whose fault the problem under way is:
+    the answer stays on the problem (a CrashLoopBackOff whose likely cause is the liveness probe),
+    not on what vLLM is. A question about another thing still stands alone."""
+    report = (
+        "our vllm pod on kubernetes goes into CrashLoopBackOff while it is still loading the model"
+        " weights, nothing in the logs"
+    )
+    answers = {}
+    for follow_up in ("so is vllm broken?", "is NCCL used by vLLM?"):
+        conversation = Conversation()
+        engine.ask(report, conversation)
+        answers[follow_up] = engine.ask(follow_up, conversation)
+    verdict = answers["so is vllm broken?"]
+    assert verdict.context == "CrashLoopBackOff", (verdict.context, verdict.answer)
+    assert "liveness probe" in verdict.answer.lower(), verdict.answer
+    assert answers["is NCCL used by vLLM?"].context != "CrashLoopBackOff"

@@ -11,6 +11,7 @@ raw string.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -253,6 +254,10 @@ def follow_up(
         for c in named
         if c.score >= STRONG_LINK or c.how == "fuzzy" or not engine.catalog.is_a(c.iri, SG.Layer)
     ]
+    if surely_named and _verdict_on_what_was_said(engine, parsed, conversation, surely_named):
+        # "so is vllm broken or what?" after a report naming vLLM asks for the verdict on the
+        # problem under way, not about vLLM: the answer about the problem says whose fault it is.
+        return [Candidate(focus, 0.95, "conversation"), *surely_named], True
     if (
         surely_named
         and not bare_why
@@ -286,6 +291,21 @@ def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> 
             and engine.catalog.most_specific_type(other) == kind
         )
     )
+
+
+#: "so is vllm broken?", "is the driver the problem then?": a yes-or-no on the state of something.
+_VERDICT = re.compile(r"^\W*(?:(?:so|and|but|ok(?:ay)?|hmm+|wait)\W+)*(?:is|are|was|were)\b", re.IGNORECASE)
+
+
+def _verdict_on_what_was_said(
+    engine: Engine, parsed: Question, conversation: Conversation, named: list[Candidate]
+) -> bool:
+    """Whether the turn asks a yes-or-no about the state of things the turn before already named,
+    while the conversation is about a problem: the verdict on that problem is asked."""
+    if not conversation.turns or conversation.focus not in engine.problems:
+        return False
+    before = set(conversation.turns[-1].named)
+    return bool(_VERDICT.match(parsed.text)) and all(c.iri in before for c in named)
 
 
 def mostly_foreign(engine: Engine, parsed: Question) -> bool:
