@@ -63,7 +63,7 @@ them in CI; here the same judge reads answers from one engine in this process. T
   first commit and at its end; 29/40 at the end of the next session too, still unread but for one
   item glimpsed in a search over every set.
 - ``follow_ups_blind33.jsonl``: 40 more (eight off-topic), written blind; scored 31/40 on the first
-  commit of the session that added it, then read as a development set (32/40 at its end).
+  commit of the session that added it, then read as a development set (33/40 at its end).
 """
 
 from __future__ import annotations

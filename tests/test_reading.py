@@ -2184,3 +2184,18 @@ def test_a_verdict_asked_on_what_the_report_named_is_the_verdict_on_its_problem(
     assert verdict.context == "CrashLoopBackOff", (verdict.context, verdict.answer)
     assert "liveness probe" in verdict.answer.lower(), verdict.answer
     assert answers["is NCCL used by vLLM?"].context != "CrashLoopBackOff"
+
+
+def test_asked_whether_what_was_just_said_is_the_cause_the_answer_is_about_that_cause(engine: Engine) -> None:
+    """ "the liveness probe is the 30s one from our web template" then "so is that the actual
+    cause?": of the CrashLoopBackOff's likely causes, the one the turn before put forward (its name
+    holds "liveness probe") is what is asked about, and answered."""
+    conversation = Conversation()
+    for turn in (
+        "our inference pod is in crashloopbackoff on a big model",
+        "it gets killed while still loading weights, the liveness probe is the 30s one we use for web apps",
+    ):
+        engine.ask(turn, conversation)
+    answer = engine.ask("so is that the actual cause?", conversation)
+    assert answer.context == "Liveness probe misconfigured for slow startup", (answer.context, answer.answer)
+    assert answer.answer.startswith("Liveness probe misconfigured"), answer.answer

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from stackgraph.graph.answering import intents, symptoms
 from stackgraph.graph.answering.context import OUTSIDE_AREA, STRONG_LINK, Candidate
+from stackgraph.graph.answering.knowledge import fetch
 from stackgraph.graph.answering.question import (
     PHRASE_WORDS,
     Question,
@@ -240,6 +241,11 @@ def follow_up(
     focus = conversation.focus
     if focus is None or (named and any(c.iri == focus for c in named)):
         return candidates, False
+    cause = _cause_put_forward(engine, parsed, conversation)
+    if cause is not None:
+        # "liveness probe is the 30s one from our web template / so is that the actual cause?":
+        # the likely cause of the problem under way that the last turn put forward is asked about.
+        return [Candidate(cause, 0.95, "conversation")], True
     found_problem = any(c.iri in engine.problems for c in named)
     if what_next and not found_problem and not conversation.turns[-1].declined:
         # "checked the switches, all ports up, now what?": what it names is what was checked, and
@@ -291,6 +297,32 @@ def _named_alongside(engine: Engine, conversation: Conversation, focus: str) -> 
             and engine.catalog.most_specific_type(other) == kind
         )
     )
+
+
+#: "so is that the actual cause?", "was it the culprit then?": whether what was just said is the cause.
+_ASKS_IF_CAUSE = re.compile(
+    r"\b(?:is|was|could)\s+(?:that|this|it)\s+(?:be\s+)?(?:the\s+)?(?:\w+\s+)?(?:cause|culprit|reason)\b",
+    re.IGNORECASE,
+)
+
+
+def _cause_put_forward(engine: Engine, parsed: Question, conversation: Conversation) -> str | None:
+    """The likely cause of the conversation's problem that the turn before put forward, when this
+    turn asks whether that is the cause: one the turn named, or one whose name holds the name of
+    something the turn named ("liveness probe" puts forward "Liveness probe misconfigured for slow
+    startup"). None when the turn asks no such thing or nothing fits."""
+    focus = conversation.focus
+    if not conversation.turns or focus not in engine.problems or not _ASKS_IF_CAUSE.search(parsed.text):
+        return None
+    facts = fetch(engine, focus)
+    causes = facts.iris(SG.likelyCause) + facts.iris(SG.suggestsCause)
+    named = conversation.turns[-1].named
+    names = [engine.catalog.label(iri).lower() for iri in named]
+    for cause in causes:
+        label = engine.catalog.label(cause).lower()
+        if cause in named or any(name and name in label for name in names):
+            return cause
+    return None
 
 
 #: "so is vllm broken?", "is the driver the problem then?": a yes-or-no on the state of something.
