@@ -209,3 +209,17 @@ def test_the_first_step_of_a_run_in_list_is_what_a_follow_up_asks_about(semantic
     assert listed_items(first.answer)
     follow = semantic_engine.ask("ok, for the first step, what should we be logging?", conversation)
     assert "chunk IDs" in follow.answer[:300], follow.answer
+
+
+def test_a_constant_whose_parts_the_graph_knows_is_still_a_name_it_lacks(engine: Engine) -> None:
+    """ "NCCL_IB_TIMEOUT" is an environment variable the seeds never name, though "NCCL", "IB"
+    and "timeout" are all words of the graph: asked what it is, the engine says it lacks it. A
+    setting the graph has ("max_num_seqs") is still defined, and a report naming a constant in
+    passing is still answered."""
+    asked = engine.ask("what is NCCL_IB_TIMEOUT?")
+    assert not asked.answered and "NCCL_IB_TIMEOUT" in asked.answer, asked.answer
+    assert engine.ask("what is max_num_seqs?").answered
+    report = engine.ask(
+        "Training hangs at the first all_reduce on two nodes, NCCL_DEBUG shows NET/Socket instead of IB"
+    )
+    assert report.answered, report.answer

@@ -525,24 +525,8 @@ _FOUND_FINE = re.compile(
 )
 #: Words of such a phrase that are no part of the thing ruled out.
 _NOT_A_THING = frozenset(
-    {
-        "it",
-        "its",
-        "all",
-        "everything",
-        "that",
-        "this",
-        "the",
-        "and",
-        "or",
-        "is",
-        "are",
-        "no",
-        "zero",
-        "error",
-        "errors",
-    }
-)
+    {"it", "its", "all", "everything", "that", "this", "the", "and", "or", "is", "are", "no", "zero", "error", "errors"}
+)  # fmt: skip
 
 
 def ruled_out_terms(text: str) -> frozenset[str]:
@@ -774,7 +758,15 @@ def _unknown_names(
             continue
         index = len(normalize(before).split())
         stems = terms(word)
-        if index in named or not stems or all(t in engine.lexical.idf for t in stems):
+        # An environment variable or constant ("NCCL_IB_TIMEOUT") is a name of its own, however
+        # well the graph knows its parts: the seeds write none.
+        constant = "_" in word and word.strip("./-+").isupper()
+        if constant:
+            # Known only if a name is all of it: "nccl" inside it names NCCL, not NCCL_IB_TIMEOUT.
+            whole = normalize(word.strip("./-+"))
+            if any(normalize(m.surface) == whole for m in mentions if m.start <= index < m.end):
+                continue
+        elif index in named or not stems or all(t in engine.lexical.idf for t in stems):
             continue
         if not after_names and first_named is not None and index > first_named:
             continue
