@@ -193,9 +193,7 @@ def where_it_runs(ctx: Context) -> Answer | None:
         ctx.evidence.entity(cand.iri)
         ctx.evidence.fact(cand.iri, SG.runsIn, runs)
         role = f" (K8S-ROLE {runs})" if asks_k8s_role(ctx.question) else ""
-        text = (
-            f"{layer_phrase(ctx.catalog, cand.iri, with_model=True)} runs {_RUNS_IN.get(runs, runs)}{role}."
-        )
+        text = f"{_runs_phrase(ctx, cand.iri, runs)}{role}."
         if detail:
             ctx.evidence.fact(cand.iri, SG.runsInDetail, detail)
             text += f" {sentence(detail)}"
@@ -318,7 +316,7 @@ def where_fits(ctx: Context) -> Answer | None:
 #: A question about the host/container split ("transport L6 is marked host, and NCCL's layer?").
 _HOST_OR_CONTAINER = re.compile(
     r"\bhost\b.*\bcontainers?\b|\bcontainers?\b.*\bhost\b|\bin-container\b|\b(?:marked|tagged)\s+(?:as\s+)?host\b"
-    r"|\bk8s[- ]?roles?\b",
+    r"|" + _K8S_ROLE.pattern,
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -335,8 +333,14 @@ def _where_places_run(ctx: Context, places: list[Place]) -> list[str]:
         runs = ctx.facts(layer).text(SG.runsIn)
         if runs in _RUNS_IN:
             ctx.evidence.fact(layer, SG.runsIn, runs)
-            said.append(f"{layer_phrase(ctx.catalog, layer, with_model=True)} runs {_RUNS_IN[runs]}.")
+            said.append(f"{_runs_phrase(ctx, layer, runs)}.")
     return said
+
+
+def _runs_phrase(ctx: Context, layer: str, runs: str) -> str:
+    """ "L5 Communication Libraries (nine-layer model) runs in-container: inside containers, not
+    on the host": a layer and where its code runs (its K8S-ROLE value, spelled out)."""
+    return f"{layer_phrase(ctx.catalog, layer, with_model=True)} runs {_RUNS_IN.get(runs, runs)}"
 
 
 #: Settings that apply to an entity spelled out with what they do, up to this many; more are named.

@@ -59,16 +59,21 @@ def used_by(ctx: Context, iri: str, said: str = "") -> str:
     return f"{ctx.catalog.display(iri)} is used by {join([ctx.catalog.display(u) for u in users[:3]])}."
 
 
+def fixes_of(ctx: Context, problem: str, settings_only: bool = False) -> list[str]:
+    """What mitigates a problem or cause (``settings_only``: the configuration settings among them)."""
+    fixes = ctx.facts(problem).incoming(SG.mitigates)
+    if settings_only:
+        fixes = [f for f in fixes if ctx.catalog.is_a(f, SG.ConfigurationParameter)]
+    return fixes
+
+
 def fixes_for(ctx: Context, problem: str, said: str = "", settings_only: bool = False) -> str:
     """What mitigates a problem or cause: "What fixes Partial placement of a distributed job:
     gang scheduling (implemented by Volcano)."; empty when the graph names nothing. A fix's
     definition that ``said`` (the answer so far) already holds is not repeated: a practice is often
     defined by the very sentence that described its problem. ``settings_only``: only the fixes
     that are configuration settings (asked "is there a setting for that?")."""
-    fixes = ctx.facts(problem).incoming(SG.mitigates)
-    if settings_only:
-        fixes = [f for f in fixes if ctx.catalog.is_a(f, SG.ConfigurationParameter)]
-    fixes = fixes[:3]
+    fixes = fixes_of(ctx, problem, settings_only)[:3]
     if not fixes:
         return ""
     for fix in fixes:

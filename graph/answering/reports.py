@@ -32,7 +32,7 @@ from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.knowledge import expansion
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.placement import describe_places, placements
-from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, means_of, used_by
+from stackgraph.graph.answering.remedies import fixes_alongside, fixes_for, fixes_of, means_of, used_by
 from stackgraph.graph.answering.text import (
     MAX_ANSWER_CHARS,
     SENTENCE_BREAK,
@@ -764,12 +764,8 @@ def _setting_first(ctx: Context, hits: list[Hit]) -> list[Hit]:
     top = hits[0]
     if not top.passage.relation:
         return hits
-    fixes = [
-        fix
-        for fix in ctx.facts(top.passage.object).incoming(SG.mitigates)
-        if ctx.catalog.is_a(fix, SG.ConfigurationParameter)
-    ]
     index = ctx.engine.passages
+    fixes = fixes_of(ctx, top.passage.object, settings_only=True)
     defined = [p for p in map(index.definition_of, fixes) if p is not None]
     if not defined:
         return hits
