@@ -412,6 +412,36 @@ def test_a_cause_in_the_layer_of_what_a_report_names_comes_first(engine: Engine)
     assert tried >= 2
 
 
+def test_the_likely_causes_beside_an_answer_lead_with_the_one_the_question_describes(engine: Engine) -> None:
+    """Told where a problem sits beside another answer, its likely causes come with the one the
+    question describes first, wherever the graph lists it: a question in the words of a cause's
+    own definition gets that cause named first, not only the first three the graph holds."""
+    from stackgraph.graph.answering import link, reports
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.store import SG
+
+    tried = first = late = 0
+    for symptom in engine.entities_of("Symptom"):
+        causes = fetch(engine, symptom).iris(SG.likelyCause)
+        if len(causes) < 3:
+            continue
+        for n, cause in enumerate(causes):
+            rec = engine.catalog.get(cause)
+            if rec is None or not rec.definition:
+                continue
+            parsed = Question.parse(engine, rec.definition)
+            ctx = Context(engine, rec.definition, None, 0.0, link(engine, parsed), None, parsed=parsed)
+            said = reports._whereabouts(ctx, symptom, "")
+            listed = said.split("Likely cause", 1)[1].split(":", 1)[1] if "Likely cause" in said else ""
+            tried += 1
+            if listed.strip().startswith(engine.catalog.display(cause)):
+                first += 1
+                late += n >= 3
+    assert tried >= 10
+    assert first >= 0.75 * tried, (first, tried)
+    assert late >= 2  # causes the graph lists fourth or later, named first all the same
+
+
 def test_a_step_of_a_path_is_checked_where_it_runs_over(engine: Engine) -> None:
     """A step of the data path has no check of its own; what it runs over (named after "over" in
     its label) does, and the checks of the step's endpoints (the GPU's nvidia-smi) do not say

@@ -49,6 +49,16 @@ def test_a_question_nearer_a_topic_outside_the_graph_is_declined(semantic_engine
         assert answer.suggestions  # still says what the graph knows nearest
 
 
+def test_where_the_weights_come_from_is_no_question_about_a_hubs_access(semantic_engine: Engine) -> None:
+    """The neighbouring area is access to a hub's gated repositories (tokens, 401s); keeping models
+    in a hub of one's own is the graph's private registry, and is answered."""
+    answer = semantic_engine.ask(
+        "can we keep models in a hub inside our own network instead of pulling from huggingface?"
+    )
+    assert answer.answered, answer.answer[:200]
+    assert "Private Hugging Face" in answer.answer
+
+
 def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine: Engine) -> None:
     """Licences of weights and code, and reproducing a paper's numbers, are asked in the same
     threads as serving and training problems; no seed says anything of them."""

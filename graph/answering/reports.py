@@ -823,7 +823,13 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
     low = said.lower()
     parts: list[str] = []
     if _is_problem(ctx, iri):
-        from stackgraph.graph.answering.symptoms import _layers_by_model, where_to_look, where_to_look_beside
+        from stackgraph.graph.answering.symptoms import (
+            _by_match,
+            _layers_by_model,
+            in_triage_order,
+            where_to_look,
+            where_to_look_beside,
+        )
 
         owners = facts.iris_by_edge(SG.ownedBy, SG.leadsTo)
         if owners:
@@ -832,7 +838,9 @@ def _whereabouts(ctx: Context, iri: str, said: str) -> str:
                 ctx.evidence.entity(layer)
             parts.append(f"{label} is owned by {_layers_by_model(ctx, list(owners))}.")
         held = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
-        causes = list(held)
+        # In the order the triage asks about them, the one the question describes first: of five
+        # causes of slow collectives, "2 nodes slower than 1" describes the undersized fabric.
+        causes = [cause for cause, _ in _by_match(ctx, in_triage_order(ctx.engine, iri, list(held)))]
         names = [ctx.catalog.display(c) for c in causes if ctx.catalog.display(c).lower() not in low]
         if names:
             for cause, edge in held.items():
