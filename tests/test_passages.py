@@ -1436,3 +1436,40 @@ def test_the_container_runtimes_cuda_requirement_error_names_the_driver_mismatch
         "requirement error: unsatisfied condition: cuda>=12.4 on our 535 hosts"
     )
     assert str(KG["cause-driver-cuda-version-mismatch"]) in Question.parse(engine, report).named
+
+
+def test_a_symptom_named_after_a_thing_is_not_replaced_by_what_the_thing_is(engine: Engine) -> None:
+    """A report of a failure of a thing ("stuck calling the same tool until the recursion limit":
+    the agent loop that does not terminate) is answered by the failure and its fix, not by the
+    thing's definition, however many more of the report's words the definition repeats. Every
+    symptom whose name holds a thing's name of two words or more is tried."""
+    from stackgraph.graph.model import Answer
+
+    problems = engine.problems
+    tried = 0
+    for symptom in engine.entities_of("Symptom"):
+        said = f" {' '.join(terms(engine.catalog.display(symptom)))} "
+        for rec in engine.catalog.records.values():
+            if rec.iri in problems or not any(
+                len(t := terms(name)) >= 2 and f" {' '.join(t)} " in said
+                for name in engine.catalog.all_labels(rec)
+            ):
+                continue
+            thing = engine.resolve(rec.label)
+            failure = engine.resolve(engine.catalog.display(symptom))
+            if thing is None or failure is None or thing.iri != rec.iri:
+                continue
+            definition = rec.definition or rec.label
+            question = terms(f"{definition} keeps happening to us")
+            first = Answer(
+                "q",
+                True,
+                f"{failure.label} is owned by a layer.",
+                "owner_of_symptom",
+                0.8,
+                entities=(failure,),
+            )
+            challenger = Answer("q", True, definition, "owner_of_symptom", 0.8, entities=(thing,))
+            assert compete.better(engine, question, first, challenger, True) is first, (symptom, rec.iri)
+            tried += 1
+    assert tried >= 1

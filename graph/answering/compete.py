@@ -25,6 +25,10 @@ DEFINE = "define"
 COMPARE = "compare"
 #: The intent of a placement answer (``intents.FIT``).
 FIT = "where_fits"
+#: The class of symptoms (``SG.Symptom``).
+SYMPTOM = "https://w3id.org/stackgraph/ns#Symptom"
+#: Words a thing's name needs for a symptom named after it to be a failure of it (``_a_failure_of``).
+FAILED_NAME_WORDS = 2
 #: How a hedged answer opens (``reports.HEDGE``; spelled out to keep this a leaf).
 HEDGED = "The closest the graph knows:"
 #: How much more of the question the passage answer must cover to replace the intent's answer.
@@ -105,6 +109,11 @@ def better(
         and any(narrower(engine, e.iri, theirs_about) for e in first.entities[:3] if not e.code)
     ):
         return first  # the intent's answer is about a part of what the passage is about
+    if mine_about and theirs_about and _a_failure_of(engine, mine_about, theirs_about):
+        # "stuck calling the same tool until the recursion limit" is answered by the agent loop
+        # that does not terminate, and what fixes it, not by what an agent loop is, however many
+        # more of the report's words the loop's definition repeats.
+        return first
     if mine_about and theirs_about and _reads_its_instrument(engine, question, mine_about, theirs_about):
         return first  # "the trace puts it all in the generation span": what the trace found, answered
     if (
@@ -274,3 +283,21 @@ def _reads_its_instrument(engine: Engine, question: str | Sequence[str], problem
 def subject(answer: Answer) -> str | None:
     """The entity an answer is mainly about: its first entity that is not a layer."""
     return next((e.iri for e in answer.entities if not e.code), None)
+
+
+def _a_failure_of(engine: Engine, problem: str, thing: str) -> bool:
+    """Whether ``problem`` is a symptom whose name holds a name of ``thing`` (of two words or more),
+    itself no problem: "Agent loop does not terminate" is a failure of the agent loop, the more
+    specific answer to a report of it. A cause named after a thing ("Liveness probe misconfigured
+    for slow startup") is not: a question about probes is often about the thing itself, and a
+    one-word name ("RAG") is in too many problems' names to say which failure is meant."""
+    if not engine.catalog.is_a(problem, SYMPTOM) or thing in engine.problems:
+        return False
+    rec = engine.catalog.get(thing)
+    if rec is None:
+        return False
+    said = f" {' '.join(terms(engine.catalog.display(problem)))} "
+    return any(
+        len(words := terms(name)) >= FAILED_NAME_WORDS and f" {' '.join(words)} " in said
+        for name in engine.catalog.all_labels(rec)
+    )
