@@ -813,6 +813,7 @@ def test_a_name_written_as_an_ordinary_word_is_still_named_in_a_follow_up(engine
             "collectives slow",
         ),
         ("nccl-tests look normal, so not the fabric. what should I check next?", "data loading starved"),
+        ("the dataloader is fine and the workers aren't starved either. so what's left?", "collectives slow"),
     ],
 )
 def test_whats_next_is_the_triage_branch_not_yet_ruled_out(engine: Engine, then: str, branch: str) -> None:

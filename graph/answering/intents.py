@@ -403,10 +403,11 @@ def asks_what_breaks(question: str) -> bool:
     return bool(_PUSHED_TOO_FAR.search(question))
 
 
-#: "what's next on the list?", "ok, now what?", "what should I check next?": the next question of
-#: the triage under way, after what the conversation has checked.
+#: "what's next on the list?", "ok, now what?", "what should I check next?", "so what's left?": the
+#: next question of the triage under way, after what the conversation has checked.
 _NEXT = re.compile(
     r"\bwhat(?:'?s|\s+is)?\s+next\b|\bnext\s+on\s+the\s+list\b|\bnow\s+what\b"
+    r"|\bwhat(?:'?s|\s+is)?\s+(?:else\s+)?left\b|\bwhat\s+(?:else\s+)?remains\b"
     r"|\b(?:check|look(?:\s+at)?|try|test|dig\s+into)\s+next\b",
     _I,
 )
