@@ -867,6 +867,9 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     assert subject("what about my inference pods?") is None  # words the graph uses
     assert subject("what is the best way?") is None  # a word that only says what is asked
     assert subject("whats the actual win over the old one?") is None  # a benefit asked of it
+    # A word before an object pronoun is the verb after the phrase, not its head.
+    assert subject("which layer would the ops triage tree send me to for that?") is None
+    assert subject("would the corner bakery send me a cake?") == "corner bakery"
     assert subject("can it run on a desktop?") is None  # said of "it", the conversation's subject
     assert subject("how do I oil my bicycle wheel?") == "bicycle wheel"  # a wheel, but a bicycle's
     assert subject("how do I learn to paint?") == "paint"  # a thing to do

@@ -342,7 +342,7 @@ class Question:
             pointed_back = pointed_back or i in pointers
             if word not in _DETERMINERS:
                 continue
-            phrase = noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS])
+            phrase = noun_phrase(words[i + 1 :])
             if not phrase or any(i + 1 + k in named for k in range(len(phrase))):
                 continue
             after = i + 1 + len(phrase)
@@ -397,15 +397,23 @@ def _part_asked_of(text: str, mentions: tuple[Mention, ...]) -> str | None:
 
 
 def noun_phrase(words: list[str]) -> list[str]:
-    """The words of the phrase that opens ``words``: up to a stopword, or a past participle after
-    its first word ("the assumption baked into L2" is an assumption, "the pod stuck in Pending" a
-    pod: what follows the thing says something of it)."""
+    """The words of the phrase (at most ``PHRASE_WORDS``) that opens ``words``: up to a stopword, or a past
+    participle after its first word ("the assumption baked into L2" is an assumption, "the pod
+    stuck in Pending" a pod: what follows the thing says something of it). A word followed by an
+    object pronoun is the verb after the phrase, not its head: "would the ops triage tree send me
+    to" is about the tree."""
     phrase: list[str] = []
-    for word in words:
+    for n, word in enumerate(words[:PHRASE_WORDS]):
         if word in STOPWORDS or (phrase and (_PARTICIPLE.fullmatch(word) or _ADVERB.fullmatch(word))):
+            break
+        if phrase and n + 1 < len(words) and words[n + 1] in _OBJECT_PRONOUNS:
             break
         phrase.append(word)
     return phrase
+
+
+#: Pronouns that stand only as an object: the word before one is a verb ("send me", "tell us").
+_OBJECT_PRONOUNS = frozenset({"me", "us", "him", "them"})
 
 
 #: Foreign words a phrase a possessive opens after a word pointing back needs to be a subject of

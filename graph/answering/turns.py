@@ -19,7 +19,6 @@ from stackgraph.graph.answering import intents, symptoms
 from stackgraph.graph.answering.context import OUTSIDE_AREA, STRONG_LINK, Candidate
 from stackgraph.graph.answering.knowledge import fetch
 from stackgraph.graph.answering.question import (
-    PHRASE_WORDS,
     Question,
     foreign_word,
     noun_phrase,
@@ -363,7 +362,7 @@ def described_before(engine: Engine, parsed: Question, conversation: Conversatio
     for i, word in enumerate(words):
         if word not in _DEFINITE:
             continue
-        phrase = {t for w in noun_phrase(words[i + 1 : i + 1 + PHRASE_WORDS]) for t in terms(w)}
+        phrase = {t for w in noun_phrase(words[i + 1 :]) for t in terms(w)}
         if len(phrase) < 2:
             continue
         fits = [
