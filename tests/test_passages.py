@@ -1473,3 +1473,21 @@ def test_a_symptom_named_after_a_thing_is_not_replaced_by_what_the_thing_is(engi
             assert compete.better(engine, question, first, challenger, True) is first, (symptom, rec.iri)
             tried += 1
     assert tried >= 1
+
+
+def test_on_a_long_report_a_clear_lead_in_what_is_covered_wins_under_the_fixed_margin(engine: Engine) -> None:
+    """A long report's words are mostly covered by neither answer: one covering a good part more
+    of them than the other (a quarter more, and at least ``SMALL_MARGIN``) wins even when the gap
+    is under ``MARGIN``. (Short questions keep the fixed margin: see what breaks when a setting is
+    pushed too far, in test_relations.)"""
+    from stackgraph.graph.model import Answer
+
+    filler = "kubernetes pod nvlink lustre kafka airflow milvus slurm volcano grafana prometheus terraform"
+    report = terms(f"{filler} driver uncorrectable ecc error stalls")
+    first = Answer("q", True, "Align the driver version.", "why", 0.8)
+    challenger = Answer("q", True, "A driver error.", "diagnose", 0.6)
+    mine = compete.coverage(engine, report, first.answer)
+    theirs = compete.coverage(engine, report, challenger.answer)
+    assert len(set(report)) >= compete.LONG_QUESTION_TERMS
+    assert compete.SMALL_MARGIN <= theirs - mine < compete.MARGIN and theirs >= compete.CLEAR_LEAD * mine
+    assert compete.better(engine, report, first, challenger) is challenger

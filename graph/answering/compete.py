@@ -33,6 +33,12 @@ FAILED_NAME_WORDS = 2
 HEDGED = "The closest the graph knows:"
 #: How much more of the question the passage answer must cover to replace the intent's answer.
 MARGIN = 0.1
+#: Or how many times as much, by at least ``SMALL_MARGIN``: a long report's words are mostly
+#: covered by neither answer, and a lead measured against what the first covers shows there.
+CLEAR_LEAD = 1.25
+SMALL_MARGIN = 0.05
+#: Terms from which a question is long enough for that (a report, ``REPORT_TERMS`` in answering).
+LONG_QUESTION_TERMS = 9
 
 
 def coverage(
@@ -172,7 +178,13 @@ def better(
         # answer's was, which matched the whole question against every statement: a tie goes to
         # the one matched on the question's words and meaning at once.
         return challenger
-    return challenger if theirs > mine + MARGIN else first
+    # On a long report every answer covers a small share of its words, so a clear lead is a
+    # share of what the first covers, not only a fixed margin: 0.14 against 0.05 is one.
+    wanted = set(terms(question) if isinstance(question, str) else question)
+    clearly_more = (
+        len(wanted) >= LONG_QUESTION_TERMS and theirs >= CLEAR_LEAD * mine and theirs - mine >= SMALL_MARGIN
+    )
+    return challenger if theirs > mine + MARGIN or clearly_more else first
 
 
 #: The edge from a fix to the problem it fixes (``SG.mitigates``; spelled out to keep this a leaf).
