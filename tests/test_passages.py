@@ -1491,3 +1491,29 @@ def test_on_a_long_report_a_clear_lead_in_what_is_covered_wins_under_the_fixed_m
     assert len(set(report)) >= compete.LONG_QUESTION_TERMS
     assert compete.SMALL_MARGIN <= theirs - mine < compete.MARGIN and theirs >= compete.CLEAR_LEAD * mine
     assert compete.better(engine, report, first, challenger) is challenger
+
+
+def test_a_placement_given_to_a_report_of_a_problem_gives_way_to_the_problem(engine: Engine) -> None:
+    """ "... gpus look underused, only 28 of 32 workers are running. which layer owns this?" names
+    a metric in passing: its placement is no answer when the passages find the problem the
+    report describes, though a placement of all that is named holds against other statements."""
+    from stackgraph.graph.model import Answer
+
+    metric = engine.resolve("tokens/sec")
+    problem = engine.resolve("Throughput dropped: fewer workers running")
+    assert metric is not None and problem is not None and problem.iri in engine.problems
+    question = terms(
+        "training tok/s down, gpus underused, only 28 of 32 workers running. which layer owns this"
+    )
+    naming = {metric.iri: {"tok"}}
+    placed = Answer("q", True, "tokens/sec fits in L6.", "where_fits", 0.9, entities=(metric,))
+    found = Answer(
+        "q",
+        True,
+        "Throughput dropped: fewer workers running, GPUs underused.",
+        "diagnose",
+        0.7,
+        entities=(problem,),
+    )
+    assert compete.better(engine, question, placed, found, True, naming=naming) is found
+    assert compete.better(engine, question, placed, found, False, naming=naming) is placed

@@ -127,6 +127,10 @@ def better(
         and naming
         and {iri for iri, named in naming.items() if named} <= {e.iri for e in first.entities}
         and (challenger.answer.startswith(HEDGED) or not _named_terms(challenger, naming))
+        # A placement given to a report of a problem ("... only 28 of 32 workers running. which
+        # layer owns this?") is where something it names in passing sits; a problem it describes
+        # is what it asks about.
+        and not (described and theirs_about in engine.problems)
     ):
         # Only the closest statements, offered as such, or statements about none of what the
         # question names, against the placement of all of it: "does the nine-layer model need new
