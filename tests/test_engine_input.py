@@ -223,3 +223,23 @@ def test_a_constant_whose_parts_the_graph_knows_is_still_a_name_it_lacks(engine:
         "Training hangs at the first all_reduce on two nodes, NCCL_DEBUG shows NET/Socket instead of IB"
     )
     assert report.answered, report.answer
+
+
+def test_a_value_asked_of_a_setting_the_graph_lacks_is_declined_by_its_name(engine: Engine) -> None:
+    """ "what's the default NCCL_IB_TIMEOUT?" asks a value of a setting the graph does not hold:
+    declined, naming it, however much the graph knows of NCCL. A setting it holds is answered, and
+    a long report's identifiers (its logs and configs) are its setup, not what it asks."""
+    for question in (
+        "what's the default NCCL_IB_TIMEOUT on infiniband?",
+        "what NCCL_SOCKET_IFNAME value do i set so nccl skips the mgmt nic",
+    ):
+        answer = engine.ask(question)
+        assert not answer.answered, answer.answer
+        assert "no entity by that name" in answer.answer and "NCCL_" in answer.answer
+    assert engine.ask("what value should I set gpu_memory_utilization to?").answered
+    report = (
+        "our vLLM pods OOM under load. we run with gpu_memory_utilization 0.95, max_num_seqs 256 and "
+        "NCCL_IB_TIMEOUT at its default value, tensor parallel over two nodes, and every few hours a "
+        "replica dies with CUDA out of memory during a long prompt burst"
+    )
+    assert engine.ask(report).answered
