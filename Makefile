@@ -82,6 +82,8 @@ gates:
 		tests/eval/realworld_blind52.jsonl:65 \
 		tests/eval/realworld_blind53.jsonl:70 \
 		tests/eval/realworld_blind54.jsonl:50 \
+		tests/eval/realworld_blind55.jsonl:75 \
+		tests/eval/realworld_blind56.jsonl:75 \
 		tests/eval/paraphrase_blind5.jsonl:85 \
 		tests/eval/paraphrase_blind6.jsonl:85 \
 		tests/eval/paraphrase_blind7.jsonl:85 \
@@ -105,6 +107,7 @@ gates:
 		tests/eval/paraphrase_blind25.jsonl:85 \
 		tests/eval/paraphrase_blind26.jsonl:75 \
 		tests/eval/paraphrase_blind27.jsonl:80 \
+		tests/eval/paraphrase_blind28.jsonl:85 \
 		tests/eval/offtopic_real1.jsonl:70 \
 		tests/eval/offtopic_real2.jsonl:60 \
 		tests/eval/offtopic_real3.jsonl:35 \

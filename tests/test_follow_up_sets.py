@@ -64,6 +64,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   item glimpsed in a search over every set.
 - ``follow_ups_blind33.jsonl``: 40 more (eight off-topic), written blind; scored 31/40 on the first
   commit of the session that added it, then read as a development set (33/40 at its end).
+- ``follow_ups_blind34.jsonl``: 40 more (eight off-topic, five of three turns), written blind and
+  never read while the engine was worked on: 25/40 on the session's first commit and at its end.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ BARS = {
     "follow_ups_blind31.jsonl": 0.8,
     "follow_ups_blind32.jsonl": 0.65,
     "follow_ups_blind33.jsonl": 0.75,
+    "follow_ups_blind34.jsonl": 0.55,
 }
 
 
