@@ -44,7 +44,7 @@ from stackgraph.graph.answering.context import (
 )
 from stackgraph.graph.answering.evidence import Evidence
 from stackgraph.graph.answering.question import Question, ruled_out_terms
-from stackgraph.graph.answering.text import SENTENCE_BREAK, clip
+from stackgraph.graph.answering.text import clip
 from stackgraph.graph.answering.turns import (
     about_the_declined,
     conversation_model,
@@ -60,8 +60,8 @@ from stackgraph.graph.answering.turns import (
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.layer_refs import model_naming_words
 from stackgraph.graph.lexical import chatter_terms, relational_terms, terms
-from stackgraph.graph.linking import STOPWORDS, normalize
-from stackgraph.graph.model import Answer, UnknownEntity
+from stackgraph.graph.linking import STOPWORDS
+from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ NAME_LOOKUP_TERMS = 3
 #: Content words from which a question that asks for nothing in particular (no definition,
 #: placement or listing) is a report of what happened, even in no word of trouble: "nccl-tests
 #: only reaches half of the bandwidth ib_send_bw confirmed" wants the checks of what it names.
-REPORT_TERMS = 9
+REPORT_TERMS = compete.LONG_QUESTION_TERMS
 
 
 #: Typographic quotes as typed on phones and pasted from documents, read as the plain ones the
@@ -401,11 +401,10 @@ def _answer(
         # "What is CXL memory pooling?": the thing to define or place is written as a name the
         # graph lacks; what it knows of the words around it ("memory") is not that thing.
         return declined(engine, text, intent=guess.intent, unknown=parsed.unknown_names), parsed
-    lacking = unknown_settings_asked(engine, parsed)
-    if lacking:
+    if parsed.unknown_settings:
         # "what's the default NCCL_IB_TIMEOUT?": a value asked of a setting the graph does not
         # hold; what it knows of NCCL says nothing of it.
-        return declined(engine, text, intent=guess.intent, unknown=lacking), parsed
+        return declined(engine, text, intent=guess.intent, unknown=parsed.unknown_settings), parsed
     if conversation is not None and about_the_declined(parsed, conversation):
         return declined(engine, text, intent=guess.intent), parsed
     if (
@@ -883,43 +882,3 @@ def _run(ctx: Context, intent: str | None, only_textual: bool = False) -> Answer
         if answer is not None and answer.answer.strip():
             return answer
     return None
-
-
-#: Most terms of a question asking a setting's value; longer ones report their setup.
-VALUE_QUESTION_TERMS = 20
-#: A sentence asking for a setting's value: "what X values do I set", "what's the default X",
-#: "what should X be set to", "recommended X".
-_ASKS_VALUE = re.compile(r"\b(?:values?|defaults?|recommended|set\s+(?:\w+\s+)?to)\b", re.IGNORECASE)
-#: A setting's name as a program spells it: an identifier with an underscore ("NCCL_IB_HCA",
-#: "num_speculative_tokens").
-_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
-
-
-def unknown_settings_asked(engine: Engine, parsed: Question) -> tuple[str, ...]:
-    """The settings the graph lacks whose value a sentence of a short question asks: "what's the
-    default NCCL_IB_TIMEOUT?" asks a value of a name the graph does not hold, and what it knows of
-    NCCL says nothing of it. Only identifiers (an underscore in them) in a sentence asking for a
-    value; empty otherwise, and for a long report, whose logs and configs name many settings
-    around what it asks."""
-    if len(parsed.terms) > VALUE_QUESTION_TERMS:
-        return ()  # a report: its identifiers are the setup it describes (logs, configs)
-    lacking: list[str] = []
-    for sentence in SENTENCE_BREAK.split(parsed.text):
-        if not _ASKS_VALUE.search(sentence):
-            continue
-        for name in _IDENTIFIER.findall(sentence):
-            if name not in lacking and not _holds_name(engine, name):
-                lacking.append(name)
-    return tuple(lacking)
-
-
-def _holds_name(engine: Engine, name: str) -> bool:
-    """Whether the graph has an entity called exactly ``name`` (any of its labels)."""
-    try:
-        ref = engine.resolve(name)
-    except UnknownEntity:
-        return False
-    rec = engine.catalog.get(ref.iri)
-    return rec is not None and any(
-        normalize(label) == normalize(name) for label in engine.catalog.all_labels(rec)
-    )

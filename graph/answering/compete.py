@@ -37,7 +37,7 @@ MARGIN = 0.1
 #: covered by neither answer, and a lead measured against what the first covers shows there.
 CLEAR_LEAD = 1.25
 SMALL_MARGIN = 0.05
-#: Terms from which a question is long enough for that (a report, ``REPORT_TERMS`` in answering).
+#: Terms from which a question is long enough for that: a report (answering's ``REPORT_TERMS``).
 LONG_QUESTION_TERMS = 9
 
 

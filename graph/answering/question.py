@@ -53,6 +53,7 @@ from stackgraph.graph.lexical import (
     terms,
 )
 from stackgraph.graph.linking import MODEL_IRIS, STOPWORDS
+from stackgraph.graph.model import UnknownEntity
 
 if TYPE_CHECKING:
     from stackgraph.graph.engine import Engine
@@ -69,6 +70,9 @@ class Question:
     model_hint: str | None
     intent: intents.IntentGuess
     unknown_names: tuple[str, ...] = ()
+    #: Settings the graph lacks whose value a short question asks ("what's the default
+    #: NCCL_IB_TIMEOUT?"): ``_unknown_settings``.
+    unknown_settings: tuple[str, ...] = ()
     #: Whether it asks for a remedy ("any solution?", "how can we improve this?").
     asks_for_remedy: bool = False
     #: Whether it asks how to see or verify something ("how do I check GPU usage per pod?").
@@ -139,6 +143,7 @@ class Question:
             model_hint=model_hint,
             intent=guess,
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
+            unknown_settings=_unknown_settings(engine, sentences, len(terms(text))),
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_check=intents.asks_for_check(text),
             asks_for_person=_asks_for_a_person(engine, text),
@@ -397,11 +402,11 @@ def _part_asked_of(text: str, mentions: tuple[Mention, ...]) -> str | None:
 
 
 def noun_phrase(words: list[str]) -> list[str]:
-    """The words of the phrase (at most ``PHRASE_WORDS``) that opens ``words``: up to a stopword, or a past
-    participle after its first word ("the assumption baked into L2" is an assumption, "the pod
-    stuck in Pending" a pod: what follows the thing says something of it). A word followed by an
-    object pronoun is the verb after the phrase, not its head: "would the ops triage tree send me
-    to" is about the tree."""
+    """The words of the phrase that opens ``words`` (at most ``PHRASE_WORDS``): up to a stopword,
+    or a past participle after its first word ("the assumption baked into L2" is an assumption,
+    "the pod stuck in Pending" a pod: what follows the thing says something of it). A word
+    followed by an object pronoun is the verb after the phrase, not its head: "would the ops
+    triage tree send me to" is about the tree."""
     phrase: list[str] = []
     for n, word in enumerate(words[:PHRASE_WORDS]):
         if word in STOPWORDS or (phrase and (_PARTICIPLE.fullmatch(word) or _ADVERB.fullmatch(word))):
@@ -648,6 +653,46 @@ def _unquoted(text: str) -> str:
 
 def _sentences(text: str) -> list[str]:
     return [s for s in SENTENCE_BREAK.split(text.strip()) if s.strip()]
+
+
+#: Most terms of a question asking a setting's value; longer ones report their setup.
+VALUE_QUESTION_TERMS = 20
+#: A sentence asking for a setting's value: "what X values do I set", "what's the default X",
+#: "what should X be set to", "recommended X".
+_ASKS_VALUE = re.compile(r"\b(?:values?|defaults?|recommended|set\s+(?:\w+\s+)?to)\b", re.IGNORECASE)
+#: A setting's name as a program spells it: an identifier with an underscore ("NCCL_IB_HCA",
+#: "num_speculative_tokens").
+_IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+
+
+def _unknown_settings(engine: Engine, sentences: list[str], term_count: int) -> tuple[str, ...]:
+    """The settings the graph lacks whose value a sentence of a short question asks: "what's the
+    default NCCL_IB_TIMEOUT?" asks a value of a name the graph does not hold, and what it knows of
+    NCCL says nothing of it. Only identifiers (an underscore in them) in a sentence asking for a
+    value; none for a long report, whose logs and configs name many settings around what it asks
+    (applied to them, this declined 59 answerable reports)."""
+    if term_count > VALUE_QUESTION_TERMS:
+        return ()
+    lacking: list[str] = []
+    for sentence in sentences:
+        if not _ASKS_VALUE.search(sentence):
+            continue
+        for name in _IDENTIFIER.findall(sentence):
+            if name not in lacking and not _holds_name(engine, name):
+                lacking.append(name)
+    return tuple(lacking)
+
+
+def _holds_name(engine: Engine, name: str) -> bool:
+    """Whether the graph has an entity called exactly ``name`` (by any of its labels)."""
+    try:
+        ref = engine.resolve(name)
+    except UnknownEntity:
+        return False
+    rec = engine.catalog.get(ref.iri)
+    return rec is not None and any(
+        normalize(label) == normalize(name) for label in engine.catalog.all_labels(rec)
+    )
 
 
 def _asking_sentence(sentences: list[str]) -> str:
