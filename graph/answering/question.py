@@ -134,16 +134,17 @@ class Question:
         mentions = tuple(engine.linker.mentions(text, prefer=prefer, model=model_hint, near=near))
         sentences = _sentences(text)
         asking = _asking_sentence(sentences)
+        text_terms = tuple(terms(text))
         return cls(
             text=text,
             normalized=normalize(text),
-            terms=tuple(terms(text)),
+            terms=text_terms,
             mentions=mentions,
             layer_refs=refs,
             model_hint=model_hint,
             intent=guess,
             unknown_names=tuple(_unknown(engine, text, mentions, guess.intent)),
-            unknown_settings=_unknown_settings(engine, sentences, len(terms(text))),
+            unknown_settings=_unknown_settings(engine, sentences, len(text_terms)),
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_check=intents.asks_for_check(text),
             asks_for_person=_asks_for_a_person(engine, text),
