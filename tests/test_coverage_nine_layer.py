@@ -422,7 +422,7 @@ def test_workload_stress_row(graph: rdflib.Graph, name: str, row: str) -> None:
     assert {str(b) for *_, b in rows} <= {"reconstructed", "stated"}
     stresses = _rows(graph, f"SELECT ?code WHERE {{ <{entity}> sg:stresses ?l . ?l sg:code ?code }}")
     assert {str(r[0]) for r in stresses} == {c for c in COLUMNS if level[c] in ("high", "critical")}
-    assert _rows(graph, f"SELECT ?c WHERE {{ <{entity}> rdfs:comment ?c }}"), "reasoning for the split"
+    assert _rows(graph, f"SELECT ?c WHERE {{ <{entity}> sg:matrixReading ?c }}"), "reasoning for the split"
 
 
 def test_ten_workloads(graph: rdflib.Graph) -> None:

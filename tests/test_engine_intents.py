@@ -499,6 +499,27 @@ def test_which_workload_stresses_a_layer_reads_the_stack_matrix_by_its_column(en
     assert sum(f.predicate.endswith("#stress") for f in answer.facts) >= 4
     # A workload it names is still read by its row.
     assert ask(engine, "Which layers does pre-training stress?").answer.startswith("Pre-training stresses")
+    # A layer named by a word of its name ("storage") is the column asked for, too.
+    storage = ask(engine, "which workload stresses storage the most?")
+    assert storage.answer.startswith("The workloads that stress S Storage Data Path"), storage.answer
+
+
+def test_a_workload_and_a_layer_named_together_are_answered_by_their_cell(engine: Engine) -> None:
+    """ "How much does RAG stress the network fabric?" asks for one cell of the stack matrix: the
+    answer says that cell first, as a stress fact, then the row it sits in; a definition of RAG
+    that repeats more of the question's words ("how much ... matters") does not replace it."""
+    answer = ask(engine, "how much does RAG stress the network fabric layer?")
+    assert answer.intent == "workload_stress"
+    assert answer.answer.startswith("RAG stresses L7 Network Fabric at low."), answer.answer
+    assert any(f.predicate.endswith("#stress") and f.object.endswith("nine-L7") for f in answer.facts)
+
+
+def test_how_the_matrix_rows_were_read_is_never_said_as_an_answer(engine: Engine) -> None:
+    """The arithmetic behind each reconstructed row ("Row: 32 squares, no dots ...") is kept for
+    audit (sg:matrixReading), not said: a report that shares a number with it gets none of it."""
+    answer = ask(engine, "scaled pretraining from 16 to 32 nodes, step time got worse not better")
+    assert "squares" not in answer.answer, answer.answer
+    assert "squares" not in ask(engine, "Which layers does pre-training stress?").answer
 
 
 def test_the_same_layer_code_in_both_models_is_compared_whatever_names_the_models(engine: Engine) -> None:

@@ -25,6 +25,8 @@ DEFINE = "define"
 COMPARE = "compare"
 #: The intent of a placement answer (``intents.FIT``).
 FIT = "where_fits"
+#: The intent of an answer read off the stack matrix (``intents.STRESS``).
+STRESS = "workload_stress"
 #: The class of symptoms (``SG.Symptom``).
 SYMPTOM = "https://w3id.org/stackgraph/ns#Symptom"
 #: Words a thing's name needs for a symptom named after it to be a failure of it (``_a_failure_of``).
@@ -79,6 +81,7 @@ def better(
     asks_fix: bool = False,
     asks_setting: bool = False,
     asks_check: bool = False,
+    reports_change: bool = False,
 ) -> Answer:
     """The answer of the two that covers more of the question (``first`` wins ties and margins).
 
@@ -92,7 +95,8 @@ def better(
     ("which engine setting decides that?"); an answer leading with one beats one naming none.
     ``asks_check``: the question asks how to see or verify something ("how do I check GPU usage
     per pod?"); an answer naming the check of something the question names is not replaced by one
-    naming none."""
+    naming none. ``reports_change``: the question reports a measurement changing ("TTFT went from 0.5s
+    to 6s"); a symptom whose own check the question names is what it read, not what it asks."""
     if challenger is None or not challenger.answered:
         return first
     if not first.answered:
@@ -119,6 +123,18 @@ def better(
         # "stuck calling the same tool until the recursion limit" is answered by the agent loop
         # that does not terminate, and what fixes it, not by what an agent loop is, however many
         # more of the report's words the loop's definition repeats.
+        return first
+    if (
+        reports_change
+        and naming
+        and mine_about
+        and theirs_about != mine_about
+        and theirs_about not in engine.problems
+        and _checks_named(engine, mine_about, naming)
+    ):
+        # "TTFT went from 0.5s to 6s after the upgrade" reads the check of slow first tokens: the
+        # problem it reports is the answer, not what TTFT is, however many more of the report's
+        # words a statement about the metric repeats.
         return first
     if mine_about and theirs_about and _reads_its_instrument(engine, question, mine_about, theirs_about):
         return first  # "the trace puts it all in the generation span": what the trace found, answered
@@ -162,6 +178,11 @@ def better(
         # each, nine-layer vs ops map?" is answered by both L2s, not by the crosswalk of ops L7.
         # A passage about where both sides meet (the L1 section on training's reads and
         # checkpointing's writes) is no third thing: it competes.
+        return first
+    if first.intent == STRESS and naming and len(compared & set(naming)) >= 2:
+        # "How much does RAG stress the fabric?" names the cell of the stack matrix it asks for
+        # (a workload and a layer): read off the matrix, it is the answer, whatever a definition
+        # of the workload repeats of the question's words.
         return first
     theirs = coverage(engine, question, challenger.answer, named=_named_terms(challenger, naming))
     mine = coverage(engine, question, first.answer, named=_named_terms(first, naming))
@@ -299,6 +320,17 @@ def _reads_its_instrument(engine: Engine, question: str | Sequence[str], problem
 def subject(answer: Answer) -> str | None:
     """The entity an answer is mainly about: its first entity that is not a layer."""
     return next((e.iri for e in answer.entities if not e.code), None)
+
+
+def _checks_named(engine: Engine, problem: str, naming: Mapping[str, Iterable[str]]) -> bool:
+    """Whether ``problem`` is a symptom one of whose checks (where to look, what diagnoses it) the
+    question names."""
+    from stackgraph.graph.answering.evidence import fetch
+
+    if not engine.catalog.is_a(problem, SYMPTOM):
+        return False
+    checks = {c for p in _SHOWN_BY for c in fetch(engine, problem).iris(p)}
+    return any(iri in checks for iri, words in naming.items() if words)
 
 
 def _a_failure_of(engine: Engine, problem: str, thing: str) -> bool:

@@ -305,6 +305,20 @@ def looks_like_symptom(question: str) -> bool:
     return bool(SYMPTOM_WORDS.search(question))
 
 
+#: A reading that changed: "TTFT went from 0.5s to 6s", "p95 shot up", "step time doubled".
+_CHANGED = re.compile(
+    r"\b(?:went|gone|jumped|rose|grew|climbed|dropped|fell|shot|spiked)\s+(?:from|up|down)\b"
+    r"|\b(?:doubl|tripl|quadrupl)ed\b",
+    _I,
+)
+
+
+def reports_change(question: str) -> bool:
+    """ "TTFT went from 0.5s to 6s" reports what a measurement did; "GPU util is 95%, what
+    should we measure?" states a value and asks."""
+    return bool(_CHANGED.search(question))
+
+
 #: "the problem" as what a "where" asks about ("where's the problem?", "where is the issue
 #: likely?"): the problem reported, not a placement.
 _THE_PROBLEM = r"(?:'s|\s+is|\s+(?:do|does|would)\s+\w+\s+think)?\s+(?:the|my|our|this)\s+(?:problem|issue|bottleneck|fault|bug|culprit)\b"

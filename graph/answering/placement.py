@@ -626,31 +626,50 @@ def _record_cell(ctx: Context, workload: str, cell: StressCell) -> None:
     ctx.evidence.source_iri(cell.source)
 
 
+def _layers_named(ctx: Context) -> list[str]:
+    """The layers the question names, by name ("the network fabric layer") or by what the linker
+    read as one ("storage" for the storage data path), first named first."""
+    named = [c.iri for c in ctx.of_type("Layer") if c.how in NAMED_HOW]
+    named += [m.iri for m in ctx.parsed.mentions if ctx.catalog.is_a(m.iri, SG.Layer)]
+    return list(dict.fromkeys(named))
+
+
 def workload_stress(ctx: Context) -> Answer | None:
     workloads = ctx.of_type("Workload")
+    asked = _layers_named(ctx)
     if not any(c.how in NAMED_HOW for c in workloads):
         # "Which workload stresses the fabric most?" names a layer and asks for workloads (the
         # word "workload" matches every one of them by their class, naming none).
-        layer = next((c.iri for c in ctx.of_type("Layer")), None)
+        layer = next(iter(asked), None) or next((c.iri for c in ctx.of_type("Layer")), None)
         if layer is not None:
             return _stressing(ctx, layer)
     if not workloads:
         return None
     wl = workloads[0].iri
     ref = ctx.evidence.entity(wl)
+    # "How much does RAG stress the fabric?" names the cell it asks for: that cell comes first,
+    # then the whole row it sits in.
     levels: dict[str, list[str]] = {}
+    named: list[str] = []
     reconstructed = False
     for cell in _stress_cells(ctx, wl):
         levels.setdefault(cell.level, []).append(cell.layer)
         reconstructed |= cell.reconstructed
         _record_cell(ctx, wl, cell)
+        if cell.layer in asked:
+            ctx.evidence.entity(cell.layer)
+            named.append(f"{layer_phrase(ctx.catalog, cell.layer)} at {cell.level}")
     if not levels:
         return None
     parts = []
     for name in sorted(levels, key=lambda n: -STRESS_RANK.get(n, 0)):
         layers = sorted(levels[name], key=lambda layer: _position(ctx, layer))
         parts.append(f"{name}: {join([layer_phrase(ctx.catalog, layer) for layer in layers])}")
-    text = f"{ref.label} stresses the nine-layer stack as follows — " + "; ".join(parts) + "."
+    row = "; ".join(parts) + "."
+    if named:
+        text = f"{ref.label} stresses {join(named)}. Its whole row of the stack matrix — {row}"
+    else:
+        text = f"{ref.label} stresses the nine-layer stack as follows — {row}"
     if reconstructed:
         text += RECONSTRUCTED_LEVELS
     return ctx.answer(text, intents.STRESS, 0.85)
