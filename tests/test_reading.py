@@ -1952,6 +1952,54 @@ def test_a_trace_finding_is_answered_by_the_branch_it_selects(semantic_engine: E
     assert rest.answer.startswith("Latency increased: time going to generation"), rest.answer
 
 
+@pytest.mark.parametrize(
+    ("text", "set_aside"),
+    [
+        ("trace shows most of the time goes to retrieval not generation", {"generat"}),
+        ("the time goes to retrieval, not generation", {"generat"}),
+        ("it is the storage rather than the fabric", {"fabric"}),
+        ("we cap it in the loop code instead of the prompt", {"prompt"}),
+    ],
+)
+def test_what_a_contrast_sets_aside_is_ruled_out(text: str, set_aside: set[str]) -> None:
+    assert set_aside <= ruled_out_terms(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the agent loop does not terminate",
+        "pods not ready after the upgrade",
+        "jobs not starting on the new nodes",
+        "why not use the gpu operator",
+        "nccl not found in the image",
+    ],
+)
+def test_a_denied_state_is_the_trouble_not_a_thing_set_aside(text: str) -> None:
+    assert not ruled_out_terms(text), ruled_out_terms(text)
+
+
+def test_a_contrast_in_a_finding_selects_the_branch_it_keeps(semantic_engine: Engine) -> None:
+    """ "most of the time goes to retrieval not generation" names both branches of the latency
+    triage; the one it sets aside is no finding."""
+    conversation = Conversation()
+    semantic_engine.ask("latency on our rag agent jumped, we finally added tracing", conversation)
+    semantic_engine.ask("trace shows most of the time goes to retrieval not generation", conversation)
+    answer = semantic_engine.ask("so which layers r we looking at?", conversation)
+    assert answer.answer.startswith("Latency increased: time going to retrieval"), answer.answer
+
+
+def test_the_one_picks_a_part_of_what_was_just_listed(semantic_engine: Engine) -> None:
+    """ "and the budget one?" after the three constraints that belong in the loop is the part named
+    by that word: a budget per task, what it covers."""
+    conversation = Conversation()
+    first = semantic_engine.ask("which constraints belong in the agent loop itself?", conversation)
+    assert first.context is None and "a budget per task" in first.answer, first.answer
+    answer = semantic_engine.ask("and the budget one, what should it cover?", conversation)
+    assert answer.answer.startswith("A budget per task"), answer.answer
+    assert "wall-clock" in answer.answer and answer.context == "A budget per task"
+
+
 def test_how_a_thing_fails_is_its_own_layers_failure_mode(semantic_engine: Engine) -> None:
     """ "how does it fail?" after Volcano asks for the failure mode of Volcano's layer in the model
     that says how layers fail (the eight-layer map's L5), not of a layer found by the words of the

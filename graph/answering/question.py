@@ -543,15 +543,54 @@ _NOT_A_THING = frozenset(
 )  # fmt: skip
 
 
+#: A contrast that sets one thing against another: "the time goes to retrieval, not generation",
+#: "retrieval rather than generation", "queueing instead of the model" (the second is ruled out).
+_CONTRAST = re.compile(
+    r"\b([a-z][\w/-]*)\s*,?\s+not\s+(?:the\s+|in\s+|on\s+|to\s+)?([a-z][\w/-]*)\b"
+    r"|\b(?:rather\s+than|instead\s+of)\s+(?:the\s+)?([a-z][\w/-]*)\b",
+    re.IGNORECASE,
+)
+#: Words before "not" that make it deny a verb ("it does not start", "why not", "or not").
+_NOT_DENIES_A_VERB = frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "will",
+     "would", "should", "shall", "has", "have", "had", "may", "might", "must", "need", "why", "if",
+     "or", "whether", "and", "but", "also", "just", "still", "it", "that", "this", "i", "we", "you",
+     "they", "he", "she", "so", "yet", "certainly", "definitely", "probably", "maybe", "surely"}
+)  # fmt: skip
+
+
+def _contrasted(text: str) -> list[tuple[int, int, str]]:
+    """The spans and words of what a contrast sets aside: "generation" of "retrieval not
+    generation". Not a denied state ("pods not ready", "jobs not starting"): that is the trouble."""
+    found = []
+    for match in _CONTRAST.finditer(text):
+        before, after, other = match.groups()
+        word = other or after
+        if other is None and (
+            before.lower() in _NOT_DENIES_A_VERB
+            or word.lower() in STOPWORDS
+            or word.lower().endswith(("ing", "ed", "able", "ly"))
+            or word.lower() in _NOT_A_THING_STATE
+        ):
+            continue
+        found.append((match.start(3) if other else match.start(2), match.end(), word))
+    return found
+
+
+#: States a report denies ("not ready", "not found"): the trouble, not a thing set aside.
+_NOT_A_THING_STATE = frozenset(
+    {"ready", "found", "available", "running", "healthy", "responding", "reachable", "enough",
+     "working", "sure", "really", "yet", "even", "only", "much", "all", "a", "an", "supported",
+     "visible", "set", "there", "possible", "able", "good", "fast", "free", "alive", "loaded"}
+)  # fmt: skip
+
+
 def ruled_out_terms(text: str) -> frozenset[str]:
-    """The terms of what the text says was checked and is fine, less any it also says elsewhere:
-    in "NCCL hangs on 16 nodes, a single node is fine" the nodes are still the problem."""
-    found = list(_FOUND_FINE.finditer(text))
-    if not found:
-        return frozenset()
-    inside: set[str] = set()
-    rest = text
-    for match in reversed(found):
+    """The terms of what the text says was checked and is fine, or sets aside ("retrieval, not
+    generation"), less any it also says elsewhere: in "NCCL hangs on 16 nodes, a single node is
+    fine" the nodes are still the problem."""
+    spans = _contrasted(text)
+    for match in _FOUND_FINE.finditer(text):
         start = match.start()
         things = [
             w for w in " ".join(g for g in match.groups() if g).split() if w.lower() not in _NOT_A_THING
@@ -562,8 +601,15 @@ def ruled_out_terms(text: str) -> frozenset[str]:
             if modifier and modifier.group(1).lower() not in STOPWORDS:
                 things.insert(0, modifier.group(1))
                 start = modifier.start(1)
-        inside.update(terms(" ".join(things)))
-        rest = f"{rest[:start]} {rest[match.end() :]}"
+        spans.append((start, match.end(), " ".join(things)))
+    if not spans:
+        return frozenset()
+    inside: set[str] = set()
+    rest = text
+    # Cut from the end, so each span's offsets still hold in what is left.
+    for start, end, words in sorted(spans, reverse=True):
+        inside.update(terms(words))
+        rest = f"{rest[:start]} {rest[end:]}"
     return frozenset(inside - set(terms(rest)))
 
 

@@ -373,7 +373,32 @@ def described_before(engine: Engine, parsed: Question, conversation: Conversatio
         ]
         if len(fits) == 1 and not any(m.iri == fits[0] for m in parsed.mentions):
             return fits[0]
-    return None
+    return _the_one_of_its_parts(engine, parsed, turn.focus)
+
+
+#: "the budget one", "that iteration one": one of the parts just listed, by a word of its name.
+_THE_ONE = re.compile(r"\b(?:the|that|this)\s+([a-z][\w-]*)\s+one\b")
+#: The edge from a whole to the parts an answer about it lists (three constraints of the loop).
+_HAS_PART = "http://purl.org/dc/terms/hasPart"
+
+
+def _the_one_of_its_parts(engine: Engine, parsed: Question, focus: str | None) -> str | None:
+    """The part of the last turn's subject that "the budget one" picks by a word of its name:
+    "a budget per task" of the three constraints that belong in the loop. None unless exactly one
+    part has that word."""
+    match = _THE_ONE.search(parsed.normalized)
+    if focus is None or match is None:
+        return None
+    word = set(terms(match.group(1)))
+    if not word:
+        return None
+    fits = [
+        part
+        for part in fetch(engine, focus).iris(_HAS_PART)
+        if (record := engine.catalog.get(part)) is not None
+        and any(word <= set(terms(label)) for label in engine.catalog.all_labels(record))
+    ]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _about_something_else(engine: Engine, parsed: Question) -> bool:
