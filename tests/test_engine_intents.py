@@ -504,6 +504,20 @@ def test_which_workload_stresses_a_layer_reads_the_stack_matrix_by_its_column(en
     assert storage.answer.startswith("The workloads that stress S Storage Data Path"), storage.answer
 
 
+@pytest.mark.parametrize(
+    ("text", "defines"),
+    [
+        ("define gang scheduling", True),
+        ("can you define the control plane?", True),
+        ("how would you define L4?", True),
+        ("we will define these in config.yaml or the proxy UI", False),
+        ("the guardrails we define per route block prompt injection", False),
+    ],
+)
+def test_define_asks_for_a_definition_only_as_a_request(text: str, defines: bool) -> None:
+    assert (intents.detect(text).intent == intents.DEFINE) is defines
+
+
 def test_a_workload_and_a_layer_named_together_are_answered_by_their_cell(engine: Engine) -> None:
     """ "How much does RAG stress the network fabric?" asks for one cell of the stack matrix: the
     answer says that cell first, as a stress fact, then the row it sits in; a definition of RAG

@@ -219,9 +219,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # gerund that names a thing ("what is chunking in RAG?") has no object after it.
             r"(?!\s+(?:\w+ly\s+)?\w+ing\s+(?:the|a|an|this|that|these|those|it|them|my|our|your|all)\b)"
             r"|\bwhat does\b.+\b(do|mean|stand for)\b|\bwhat\s+(\S+\s+){1,4}(stands?|stood)\s+for\b"
-            # "what is it used for", "the definition of": not a report's "the fixed memory used
-            # for model weights" or "the service definition".
-            r"|\bdefine\b|\b(?:the|a|give|its)\s+definition\b|\bdefinition\s+of\b|\bmeaning of\b"
+            # "what is it used for", "the definition of", "can you define": not a report's "the
+            # fixed memory used for model weights", "the service definition" or "and will define
+            # these in config.yaml".
+            r"|(?:^|[.?!:;]\s*|\b(?:you|please|pls|plz|to|would|could|can|someone|somebody|anyone)\s+)define\b|\b(?:the|a|give|its)\s+definition\b|\bdefinition\s+of\b|\bmeaning of\b"
             r"|\bwhat\b[^.?!]{0,60}\bused for\b|\bused for what\b|\btell me about\b"
             # "what did we give up for it?", "any downsides?": what a thing costs, which its
             # definition says ("trades memory for precision").
