@@ -2000,6 +2000,34 @@ def test_the_one_picks_a_part_of_what_was_just_listed(semantic_engine: Engine) -
     assert "wall-clock" in answer.answer and answer.context == "A budget per task"
 
 
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("cool, which colo is cheapest?", "which colo is cheapest?"),
+        ("ok thanks! and what about L4?", "and what about L4?"),
+        (
+            "Hi guys, how can i get the ib library in a container?",
+            "how can i get the ib library in a container?",
+        ),
+        ("cooling, what does it need?", "cooling, what does it need?"),
+        ("ok so where does it fit?", "ok so where does it fit?"),
+    ],
+)
+def test_an_opening_interjection_is_no_part_of_the_question(engine: Engine, typed: str, read: str) -> None:
+    assert Question.parse(engine, typed).text == read
+
+
+def test_an_interjection_says_nothing_of_what_its_word_names(semantic_engine: Engine) -> None:
+    """ "cool, which colo ... is cheapest?" after a turn on rack power asks for prices of a place
+    the graph does not hold; "cool" says nothing of cooling."""
+    conversation = Conversation()
+    semantic_engine.ask("what do dense accelerator racks draw?", conversation)
+    answer = semantic_engine.ask(
+        "cool, which colo in frankfurt is cheapest for 100kW racks right now?", conversation
+    )
+    assert not answer.answered, answer.answer
+
+
 def test_how_a_thing_fails_is_its_own_layers_failure_mode(semantic_engine: Engine) -> None:
     """ "how does it fail?" after Volcano asks for the failure mode of Volcano's layer in the model
     that says how layers fail (the eight-layer map's L5), not of a layer found by the words of the

@@ -44,6 +44,7 @@ from stackgraph.graph.answering.text import FENCED_BLOCK, SENTENCE_BREAK
 from stackgraph.graph.catalog import normalize
 from stackgraph.graph.layer_refs import LayerRef, find_layer_refs, find_relative_refs, model_naming_words
 from stackgraph.graph.lexical import (
+    chatter_words,
     environment_headings,
     relational_words,
     role_verbs,
@@ -120,7 +121,7 @@ class Question:
         # no part of the question, not even words of it the graph uses ("topic").
         aside = _TOPIC_CHANGE.sub(" ", text).strip()
         changes_topic = bool(aside) and aside != text
-        text = aside if changes_topic else text
+        text = _without_interjection(aside if changes_topic else text)
         guess = intents.IntentGuess(intent, 1.0) if intent else intents.detect(_unquoted(text))
         prefer = "Workload" if guess.intent == intents.STRESS else None
         refs = tuple(find_layer_refs(text))
@@ -617,6 +618,22 @@ def ruled_out_terms(text: str) -> frozenset[str]:
 _BARE_HEADS = frozenset(
     {"time", "times", "span", "spans", "latency", "side", "part", "path", "step", "phase"}
 )
+
+
+#: A run of a few words set off by a comma or "!" at the very start: "cool, which ...", "ok
+#: thanks! and ...". Read as an interjection when every word of it is chatter.
+_OPENING_RUN = re.compile(r"^\s*((?:[a-z']+\s+){0,3}[a-z']+)\s*(?:[,!]+|[.:;]|\s[-–—])\s*", re.IGNORECASE)
+
+
+def _without_interjection(text: str) -> str:
+    """``text`` less an opening interjection: "cool, which colo is cheapest?" says nothing of
+    cooling, nor "nice! so what about L4?" of anything nice."""
+    match = _OPENING_RUN.match(text)
+    if match is None or match.end() >= len(text):
+        return text
+    if not all(w.replace("'", "") in chatter_words() for w in match.group(1).lower().split()):
+        return text
+    return text[match.end() :]
 
 
 #: A sentence opening that announces a change of subject: "unrelated, but ...", "different topic:
