@@ -2028,6 +2028,28 @@ def test_an_interjection_says_nothing_of_what_its_word_names(semantic_engine: En
     assert not answer.answered, answer.answer
 
 
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "what should we check first?",
+        "before we do that, what should we look at first?",
+        "where do i even start?",
+    ],
+)
+def test_what_to_check_first_after_a_problem_is_the_first_question_of_its_triage(
+    semantic_engine: Engine, turn: str
+) -> None:
+    """ "what should we check first?" after a bad RAG answer asks for the first question of that
+    problem's triage (was the right document retrieved?), not the general advice on triage order."""
+    assert intents.detect(turn).intent == intents.TRIAGE
+    conversation = Conversation()
+    semantic_engine.ask(
+        "our internal rag bot gave a totally wrong answer about the leave policy", conversation
+    )
+    answer = semantic_engine.ask(turn, conversation)
+    assert "Was the correct document retrieved at all?" in answer.answer.split(". ")[0], answer.answer
+
+
 def test_how_a_thing_fails_is_its_own_layers_failure_mode(semantic_engine: Engine) -> None:
     """ "how does it fail?" after Volcano asks for the failure mode of Volcano's layer in the model
     that says how layers fail (the eight-layer map's L5), not of a layer found by the words of the

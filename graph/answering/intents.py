@@ -98,7 +98,10 @@ CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         TRIAGE,
         re.compile(
-            r"\btriage\b|\bwalk me through\b|\b(?:what|which)\s+branches\b|\bdecision tree\b|\bstep by step\b|\bwhere (do|should) i (start|look first)\b"
+            r"\btriage\b|\bwalk me through\b|\b(?:what|which)\s+branches\b|\bdecision tree\b|\bstep by step\b"
+            # "what should we check first?", "where do i even start?": the first question of the tree.
+            r"|\bwhere\s+(?:do|should|would|can)\s+(?:i|we)\s+(?:even\s+)?(?:start|begin|look first)\b"
+            r"|\b(?:what|which)\s+(?:should|do|would|can)\s+(?:i|we)\s+(?:check|look\s+at|test|verify|rule\s+out)\s+first\b"
             # "what's the order to check things when ...": the tree of the symptom named. ("In what
             # order do I check ..." is answered by the diagnostic order the graph states, a list.)
             r"|\border\s+(?:to|in\s+which\s+to|for)\s+(?:check|look|investigate|debug|troubleshoot|diagnose)",
