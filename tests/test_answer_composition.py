@@ -13,6 +13,7 @@ from stackgraph.graph.answering import reports
 from stackgraph.graph.answering.context import Context
 from stackgraph.graph.answering.passages import Hit, Passage
 from stackgraph.graph.answering.question import Question
+from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.lexical import terms
 
@@ -523,6 +524,23 @@ def test_an_answer_telling_a_later_step_of_a_flow_tells_the_steps_before_it(engi
     assert any(f.predicate.endswith("#next") and f.basis and f.source for f in report.facts)
     listed = engine.ask("how do I list what terraform will destroy?").answer
     assert listed.count("terraform plan -out=tfplan") == 1, listed
+
+
+def test_a_later_step_asked_as_a_follow_up_is_told_with_the_steps_before_it(engine: Engine) -> None:
+    """The same flow asked of in a conversation: the jq filter the follow-up is answered with
+    reads the JSON plan, so the steps that make it are told too."""
+    conversation = Conversation()
+    engine.ask(
+        "need to change the gpu node pool module in our terraform, nervous it'll replace half the nodes",
+        conversation,
+    )
+    answer = engine.ask(
+        "how do i get a list of everything that would be destroyed or replaced before i apply?", conversation
+    )
+    assert answer.context is not None, answer.answer
+    assert "The steps before the jq filter: run `terraform plan -out=tfplan`, then" in answer.answer, (
+        answer.answer
+    )
 
 
 def test_cutting_an_answer_for_its_checks_keeps_the_problems_cause() -> None:

@@ -582,6 +582,9 @@ def _answer_linked(
     if chosen.answered and not ctx.from_conversation:
         chosen = reports.needs_named(ctx, chosen)
         chosen = scope.beyond_scope(ctx, chosen)
+    if chosen.answered:
+        # A later step of a flow is told with the steps before it, asked first or as a follow-up:
+        # the jq filter reads the JSON plan that `terraform plan -out=tfplan` starts.
         chosen = reports.steps_named(ctx, chosen)
     answer = chosen
     # An answer that says every word of the question is about what the graph knows; only the
