@@ -84,6 +84,7 @@ gates:
 		tests/eval/realworld_blind54.jsonl:50 \
 		tests/eval/realworld_blind55.jsonl:75 \
 		tests/eval/realworld_blind56.jsonl:75 \
+		tests/eval/realworld_blind57.jsonl:75 \
 		tests/eval/paraphrase_blind5.jsonl:85 \
 		tests/eval/paraphrase_blind6.jsonl:85 \
 		tests/eval/paraphrase_blind7.jsonl:85 \

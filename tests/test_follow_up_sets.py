@@ -65,7 +65,11 @@ them in CI; here the same judge reads answers from one engine in this process. T
 - ``follow_ups_blind33.jsonl``: 40 more (eight off-topic), written blind; scored 31/40 on the first
   commit of the session that added it, then read as a development set (33/40 at its end).
 - ``follow_ups_blind34.jsonl``: 40 more (eight off-topic, five of three turns), written blind and
-  never read while the engine was worked on: 25/40 on the session's first commit and at its end.
+  never read while the engine was worked on: 25/40 on the session's first commit and at its end;
+  25/40 at the end of the next session too, still unread.
+- ``follow_ups_blind35.jsonl``: 40 more (eight off-topic, five of three turns), written blind;
+  scored 31/40 on the first commit of the session that added it, then read as a development set
+  (35/40 at its end).
 """
 
 from __future__ import annotations
@@ -114,6 +118,7 @@ BARS = {
     "follow_ups_blind32.jsonl": 0.65,
     "follow_ups_blind33.jsonl": 0.75,
     "follow_ups_blind34.jsonl": 0.55,
+    "follow_ups_blind35.jsonl": 0.8,
 }
 
 
