@@ -543,6 +543,20 @@ def test_a_later_step_asked_as_a_follow_up_is_told_with_the_steps_before_it(engi
     )
 
 
+def test_a_cause_answered_as_a_problem_says_what_it_is(engine: Engine) -> None:
+    """A cause has no causes of its own to explain it: its owner and fix come with its
+    definition (probes tuned for a web service kill a pod before it is ready), as a fact."""
+    answer = engine.ask("which layer owns a liveness probe misconfigured for slow startup?")
+    assert answer.answer.startswith("Liveness probe misconfigured for slow startup is owned by L5"), (
+        answer.answer
+    )
+    assert "Liveness probes tuned for a web service will kill the pod" in answer.answer, answer.answer
+    assert any(
+        f.predicate.endswith("definition") and f.subject.endswith("liveness-probe-misconfigured")
+        for f in answer.facts
+    )
+
+
 def test_cutting_an_answer_for_its_checks_keeps_the_problems_cause() -> None:
     """A long answer cut to make room for checks loses its tail, where a problem's owner and
     likely cause are said: those two sentences stay, the passages before them give way."""

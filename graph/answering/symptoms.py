@@ -321,10 +321,13 @@ def explain_problem(ctx: Context, iri: str) -> str:
             ctx.evidence.fact(subject, edge, layer)
             ctx.evidence.entity(layer)
         parts.insert(0, f"{label} is owned by {_layers_by_model(ctx, list(owned_by))}.")
-    if not parts and ref:
-        rec = ctx.catalog.get(iri)
-        if rec and rec.definition:
-            parts.append(f"{label}: {first_sentences(rec.definition, 400)}")
+    rec = ctx.catalog.get(iri) if ref else None
+    if rec and rec.definition and (not parts or (not causes and ctx.catalog.is_a(iri, SG.Cause))):
+        # A cause is its own explanation: "Liveness probe misconfigured for slow startup" says
+        # what it is only with its definition (probes tuned for a web service kill a pod that
+        # takes minutes to load).
+        ctx.evidence.fact(iri, SKOS + "definition", rec.definition)
+        parts.append(f"{label}: {first_sentences(rec.definition, 400)}")
     own_fixes = fixes_for(ctx, iri, " ".join(parts))  # what mitigates the problem itself
     if own_fixes and own_fixes not in parts:
         parts.append(own_fixes)
