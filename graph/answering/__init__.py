@@ -571,7 +571,7 @@ def _answer_linked(
         parsed.asks_for_remedy,
         parsed.asks_for_setting,
         parsed.asks_for_check,
-        intents.reports_change(text),
+        parsed.reports_change,
     )
     if chosen is answer and answer.answered and not ctx.from_conversation and answer.intent not in STRUCTURAL:
         chosen = reports.supplement(ctx, answer)

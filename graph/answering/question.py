@@ -78,6 +78,8 @@ class Question:
     asks_for_remedy: bool = False
     #: Whether it asks how to see or verify something ("how do I check GPU usage per pod?").
     asks_for_check: bool = False
+    #: Whether it reports a measurement changing ("TTFT went from 0.5s to 6s").
+    reports_change: bool = False
     #: Whether it asks for a person, whom the graph never holds ("who invented the GPU?").
     asks_for_person: bool = False
     #: Whether it asks when something happened, a date the graph never holds ("when was it founded?").
@@ -148,6 +150,7 @@ class Question:
             unknown_settings=_unknown_settings(engine, sentences, len(text_terms)),
             asks_for_remedy=intents.asks_for_remedy(text),
             asks_for_check=intents.asks_for_check(text),
+            reports_change=intents.reports_change(text),
             asks_for_person=_asks_for_a_person(engine, text),
             asks_for_date=bool(_ASKS_FOR_DATE.search(text)),
             asked_terms=tuple(terms(asking)),
@@ -545,7 +548,7 @@ _NOT_A_THING = frozenset(
 
 
 #: A contrast that sets one thing against another: "the time goes to retrieval, not generation",
-#: "retrieval rather than generation", "queueing instead of the model" (the second is ruled out).
+#: "retrieval rather than generation", "the storage instead of the fabric" (the second is ruled out).
 _CONTRAST = re.compile(
     r"\b([a-z][\w/-]*)\s*,?\s+not\s+(?:the\s+|in\s+|on\s+|to\s+)?([a-z][\w/-]*)\b"
     r"|\b(?:rather\s+than|instead\s+of)\s+(?:the\s+)?([a-z][\w/-]*)\b",
@@ -557,6 +560,14 @@ _NOT_DENIES_A_VERB = frozenset(
      "would", "should", "shall", "has", "have", "had", "may", "might", "must", "need", "why", "if",
      "or", "whether", "and", "but", "also", "just", "still", "it", "that", "this", "i", "we", "you",
      "they", "he", "she", "so", "yet", "certainly", "definitely", "probably", "maybe", "surely"}
+)  # fmt: skip
+
+
+#: States a report denies ("not ready", "not found"): the trouble, not a thing set aside.
+_NOT_A_THING_STATE = frozenset(
+    {"ready", "found", "available", "running", "healthy", "responding", "reachable", "enough",
+     "working", "sure", "really", "yet", "even", "only", "much", "supported",
+     "visible", "set", "there", "possible", "able", "good", "fast", "free", "alive", "loaded"}
 )  # fmt: skip
 
 
@@ -576,14 +587,6 @@ def _contrasted(text: str) -> list[tuple[int, int, str]]:
             continue
         found.append((match.start(3) if other else match.start(2), match.end(), word))
     return found
-
-
-#: States a report denies ("not ready", "not found"): the trouble, not a thing set aside.
-_NOT_A_THING_STATE = frozenset(
-    {"ready", "found", "available", "running", "healthy", "responding", "reachable", "enough",
-     "working", "sure", "really", "yet", "even", "only", "much", "all", "a", "an", "supported",
-     "visible", "set", "there", "possible", "able", "good", "fast", "free", "alive", "loaded"}
-)  # fmt: skip
 
 
 def ruled_out_terms(text: str) -> frozenset[str]:
