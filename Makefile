@@ -85,6 +85,8 @@ gates:
 		tests/eval/realworld_blind55.jsonl:75 \
 		tests/eval/realworld_blind56.jsonl:75 \
 		tests/eval/realworld_blind57.jsonl:75 \
+		tests/eval/realworld_blind58.jsonl:70 \
+		tests/eval/realworld_blind59.jsonl:60 \
 		tests/eval/paraphrase_blind5.jsonl:85 \
 		tests/eval/paraphrase_blind6.jsonl:85 \
 		tests/eval/paraphrase_blind7.jsonl:85 \

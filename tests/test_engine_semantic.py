@@ -551,3 +551,33 @@ def test_experiment_tracker_client_errors_are_declined_and_its_placement_is_answ
         "our W&B dashboards show GPU utilization dropping every epoch, what should I check?"
     )
     assert report.answered, report.answer
+
+
+def test_log_shipping_and_facility_cooling_are_declined_while_rack_power_is_answered(
+    semantic_engine: Engine,
+) -> None:
+    """Forwarding container logs to a logging vendor and specifying a liquid-cooling loop sit
+    beside the stack (a pod, a dense rack): the graph says neither. What a dense rack draws, and
+    a GPU slowing down as it runs hot, are its own statements and stay answered."""
+    for question, area in (
+        (
+            "what's the best way to ship container logs from our GPU nodes to New Relic with custom tags?",
+            "observability vendors",
+        ),
+        (
+            "which supply water temperature and litres per minute does a direct-to-chip cold plate"
+            " loop need per rack?",
+            "liquid cooling",
+        ),
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+        assert area in answer.answer, (question, answer.answer)
+    power = semantic_engine.ask(
+        "how much power does a dense accelerator rack draw compared to a normal rack?"
+    )
+    assert power.answered and "kW" in power.answer, power.answer
+    hot = semantic_engine.ask(
+        "our GPUs get slower the longer the job runs, they run very hot. which metric shows it?"
+    )
+    assert hot.answered and "thermal" in hot.answer.lower(), hot.answer
