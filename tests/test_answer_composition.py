@@ -574,3 +574,21 @@ def test_cutting_an_answer_for_its_checks_keeps_the_problems_cause() -> None:
     # A cause said without the problem it belongs to is cut like any sentence.
     alone = f"{passages} {cause}"
     assert cause not in _clip_keeping_causes(alone, len(alone) - 60)
+
+
+def test_a_follow_up_asking_how_to_check_gets_the_checks_its_long_answer_had_no_room_for(
+    semantic_engine: Engine,
+) -> None:
+    """After a slow model load, "how do we verify it is the disk, which tools" is answered about
+    storage-bound slowness, its cause and the storage layer at length; the checks asked for came
+    last and were cut. They are said, the body cut to make room."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "weights load on our new serving nodes takes ~8 min for a 120GB checkpoint, the previous nodes"
+        " did it in 2",
+        conversation,
+    )
+    answer = semantic_engine.ask("how do we verify it is the disk, which tools", conversation)
+    assert answer.answered and "Storage-bound slowness" in answer.answer, answer.answer
+    assert "iostat -x" in answer.answer, answer.answer
+    assert any(f.object.endswith("iostat") or "iostat" in f.object for f in answer.facts), answer.facts

@@ -579,6 +579,8 @@ def _answer_linked(
     # technology the question says is not in use gets what it relies on, before all else.
     if chosen.answered and not ctx.from_conversation and _is_report(parsed, guess.intent):
         chosen = reports.checks_named(ctx, chosen)
+    if chosen.answered:
+        chosen = reports.checks_asked(ctx, chosen)
     if chosen.answered and not ctx.from_conversation:
         chosen = reports.needs_named(ctx, chosen)
         chosen = scope.beyond_scope(ctx, chosen)

@@ -989,6 +989,38 @@ def checks_named(ctx: Context, answer: Answer) -> Answer:
     return _with_checks(ctx, answer, None, keep=MAX_ANSWER_CHARS // 3) or answer
 
 
+def checks_asked(ctx: Context, answer: Answer) -> Answer:
+    """``answer`` plus where to look for the problem it is about, when the question asks how to
+    check ("how do i confirm it's actually disk bound, what tools?") and the answer names none of
+    that problem's checks: the answer may have said the problem, its cause and its layers at such
+    length that its checks were cut, and the checks are what was asked. The problem is the first
+    the answer is about; a follow-up's too, whose answer rests on an earlier turn."""
+    if ctx.parsed is None or not ctx.parsed.asks_for_check:
+        return answer
+    problem = next((e.iri for e in answer.entities if not e.code and e.iri in ctx.engine.problems), None)
+    if problem is None or _gives_a_check(ctx, answer):
+        return answer
+    for brief in (False, True):
+        found = _with_checks(ctx, answer, problem, keep=PROBLEM_CHECKS_KEEP, brief=brief)
+        if found is not None:
+            return found
+    return answer
+
+
+def _gives_a_check(ctx: Context, answer: Answer) -> bool:
+    """Whether the answer's text runs or names one of the checks it is about already ("`kubectl
+    logs <pod> --previous`" for the crashed container's output): that answers a question asking
+    how to check, whatever other checks its problem has."""
+    from stackgraph.graph.answering.symptoms import diagnostic_name
+
+    said = answer.answer.lower()
+    return any(
+        _says_check(ctx, said, e.iri, diagnostic_name(ctx, e.iri, record=False), brief=True)
+        for e in answer.entities
+        if ctx.catalog.is_a(e.iri, SG.Diagnostic)
+    )
+
+
 def _with_checks(
     ctx: Context, answer: Answer, problem: str | None, keep: int, brief: bool = False
 ) -> Answer | None:
