@@ -232,11 +232,14 @@ def test_a_value_asked_of_a_setting_the_graph_lacks_is_declined_by_its_name(engi
     for question in (
         "what's the default NCCL_IB_TIMEOUT on infiniband?",
         "what NCCL_SOCKET_IFNAME value do i set so nccl skips the mgmt nic",
+        # A combination of settings to choose asks their values too.
+        "which NCCL_MIN_NCHANNELS and NCCL_BUFFSIZE combination is optimal for 1GB all-reduce?",
     ):
         answer = engine.ask(question)
         assert not answer.answered, answer.answer
         assert "no entity by that name" in answer.answer and "NCCL_" in answer.answer
     assert engine.ask("what value should I set gpu_memory_utilization to?").answered
+    assert engine.ask("what is the optimal max_num_seqs for a chat workload?").answered
     report = (
         "our vLLM pods OOM under load. we run with gpu_memory_utilization 0.95, max_num_seqs 256 and "
         "NCCL_IB_TIMEOUT at its default value, tensor parallel over two nodes, and every few hours a "

@@ -725,8 +725,10 @@ def _sentences(text: str) -> list[str]:
 #: Most terms of a question asking a setting's value; longer ones report their setup.
 VALUE_QUESTION_TERMS = 20
 #: A sentence asking for a setting's value: "what X values do I set", "what's the default X",
-#: "what should X be set to", "recommended X".
-_ASKS_VALUE = re.compile(r"\b(?:values?|defaults?|recommended|set\s+(?:\w+\s+)?to)\b", re.IGNORECASE)
+#: "what should X be set to", "recommended X", "which X / Y combo is optimal".
+_ASKS_VALUE = re.compile(
+    r"\b(?:values?|defaults?|recommended|set\s+(?:\w+\s+)?to|combos?|combinations?|optimal)\b", re.IGNORECASE
+)
 #: A setting's name as a program spells it: an identifier with an underscore ("NCCL_IB_HCA",
 #: "num_speculative_tokens").
 _IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
