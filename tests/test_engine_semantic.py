@@ -187,7 +187,7 @@ def test_a_hedged_answer_is_withdrawn_by_the_hedged_margin(semantic_engine: Engi
     # stays, set just short of it, it goes.
     from stackgraph.graph.answering import reports
 
-    question = "loss spikes every few hundred steps on the big PyTorch run"
+    question = "throughput wobbles every few hundred steps on the big PyTorch run"
     assert semantic_engine.ask(question).answer.startswith(reports.HEDGE)
     gap = semantic_engine.linker.semantic_index().outside(question)[1] - max(
         semantic_engine.passages.semantic(question)
@@ -227,7 +227,7 @@ def test_a_hedge_whose_best_passage_means_nothing_like_the_question_is_withdrawn
     # falls below the floor, whatever words it shares (another answerer may still speak).
     from stackgraph.graph.answering import reports
 
-    question = "loss spikes every few hundred steps on the big run"
+    question = "throughput wobbles every few hundred steps on the big job"
     assert semantic_engine.ask(question).answer.startswith(reports.HEDGE)
     monkeypatch.setattr(reports, "HEDGE_SEMANTIC", 0.99)
     assert not semantic_engine.ask(question).answer.startswith(reports.HEDGE)
@@ -581,3 +581,27 @@ def test_log_shipping_and_facility_cooling_are_declined_while_rack_power_is_answ
         "our GPUs get slower the longer the job runs, they run very hot. which metric shows it?"
     )
     assert hot.answered and "thermal" in hot.answer.lower(), hot.answer
+
+
+def test_nan_loss_and_port_forwarding_are_declined_while_training_stalls_are_answered(
+    semantic_engine: Engine,
+) -> None:
+    """A loss turning NaN is the model's numerics, and a dropped `kubectl port-forward` is a
+    workstation's tunnel to a service: neither is a statement of the graph. A training job that
+    hangs or slows down is, and stays answered."""
+    for question, area in (
+        ("after about 2k steps my fine-tune's loss becomes nan in fp16, any idea why?", "NaN"),
+        (
+            "kubectl port-forward to our notebook service drops every few minutes with 'lost connection"
+            " to pod', how do I keep it up?",
+            "port-forward",
+        ),
+    ):
+        answer = semantic_engine.ask(question)
+        assert not answer.answered and "does not cover that area" in answer.answer, question
+        assert area in answer.answer, (question, answer.answer)
+    for report in (
+        "our distributed training job hangs after a few hundred steps on 8 nodes",
+        "training throughput suddenly dropped by half on the cluster this week",
+    ):
+        assert semantic_engine.ask(report).answered, report
