@@ -597,6 +597,14 @@ class Linker:
             if taken[i] or not _JOINERS.search(word):
                 continue
             parts = _JOINERS.split(word)
+            extension = word.rpartition(".")[2]
+            if "." in word and extension == parts[-1] and extension in self.forms and len(extension) >= 2:
+                # A file name is a file of the kind its extension names: "pytorch_model.bin" is a
+                # .bin file, whatever words its own name is made of.
+                iri = self._rank(self.forms[extension], extension, model, prefer)[0]
+                found.append(Mention(iri, i, i + 1, word, 1.0, "exact"))
+                taken[i] = True
+                continue
             used = [False] * len(parts)
             for size in range(len(parts) - 1, 0, -1):
                 for start in range(0, len(parts) - size + 1):

@@ -467,6 +467,29 @@ def test_ordinary_words_inside_a_code_identifier_name_nothing(engine: Engine) ->
     assert names == ["NCCL"]
 
 
+def test_a_file_name_names_the_kind_its_extension_names(engine: Engine) -> None:
+    """ "pytorch_model.bin" is a .bin file (Pickle), "model-00001.safetensors" a safetensors one:
+    the extension says what the file is, the words of its own name do not."""
+    for text, expected in (
+        ("the repo only ships a pytorch_model.bin", ["Pickle"]),
+        ("we convert weights_final.pkl first", ["Pickle"]),
+        ("it loads model-00001.safetensors fine", ["safetensors"]),
+    ):
+        names = [engine.catalog.label(m.iri) for m in engine.linker.mentions(text)]
+        assert names == expected, (text, names)
+    # An extension the graph has no name for leaves the file to its parts, as before.
+    names = [engine.catalog.label(m.iri) for m in engine.linker.mentions("edit nccl_settings.yaml")]
+    assert names == ["NCCL"], names
+
+
+def test_a_definition_says_what_the_graph_gives_as_its_alternative(engine: Engine) -> None:
+    """safetensors is stated as the alternative to Pickle; asked what Pickle is, the answer says
+    so from Pickle's end (what to use instead), as a fact of the graph."""
+    answer = engine.ask("what is a pickle file?")
+    assert answer.answered and "Pickle has an alternative in safetensors" in answer.answer, answer.answer
+    assert any(f.predicate.endswith("alternativeTo") and f.object.endswith("pickle") for f in answer.facts)
+
+
 def test_crosswalk(engine: Engine) -> None:
     answer = ask(
         engine,

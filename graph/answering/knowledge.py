@@ -178,9 +178,11 @@ _RELATION_WORDS = (
 )
 #: The same read from the other end: what implements or deploys the entity, what kinds of it
 #: there are ("Guardrails include Llama Guard and NeMo Guardrails": the tools a reader can reach
-#: for; "NVIDIA Fabric Manager is deployed by Ansible": what puts it on a node).
+#: for; "NVIDIA Fabric Manager is deployed by Ansible": what puts it on a node; "Pickle has an
+#: alternative in safetensors": what to use instead).
 _INCOMING_WORDS = (
     (SG.implements, "is implemented by"),
+    (SG.alternativeTo, "has an alternative in"),
     (SG.deploys, "is deployed by"),
     (SKOS + "broader", "includes"),
 )
