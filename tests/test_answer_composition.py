@@ -592,3 +592,21 @@ def test_a_follow_up_asking_how_to_check_gets_the_checks_its_long_answer_had_no_
     assert answer.answered and "Storage-bound slowness" in answer.answer, answer.answer
     assert "iostat -x" in answer.answer, answer.answer
     assert any(f.object.endswith("iostat") or "iostat" in f.object for f in answer.facts), answer.facts
+
+
+def test_a_cause_whose_own_check_came_back_fine_is_ruled_out_and_the_problem_goes_on(
+    semantic_engine: Engine,
+) -> None:
+    """After slow collectives, "ran nvidia-smi topo -m already, all NV18, so the nvlink side is
+    fine" reports the check of GPU traffic crossing the CPU root complex as clean: that cause is
+    ruled out, not answered, and what comes next on the IB side is the fabric's own check."""
+    conversation = Conversation()
+    semantic_engine.ask("our collectives got slow since the fabric maintenance on tuesday", conversation)
+    found = semantic_engine.ask(
+        "ran nvidia-smi topo -m already, all NV18, so the nvlink side is fine", conversation
+    )
+    assert found.answered and not found.answer.startswith("GPU traffic crosses"), found.answer
+    assert conversation.focus is not None and "root-complex" not in conversation.focus, conversation.focus
+    assert "What fixes GPU traffic crosses the CPU root complex" not in found.answer, found.answer
+    following = semantic_engine.ask("ok what next on the IB side", conversation)
+    assert following.answered and "ibstat" in following.answer, following.answer

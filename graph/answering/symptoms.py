@@ -22,6 +22,7 @@ from stackgraph.graph.answering.evidence import EntityFacts, Evidence, fetch
 from stackgraph.graph.answering.passages import SEMANTIC_WEIGHT
 from stackgraph.graph.answering.remedies import fixes_for, fixes_of_problem
 from stackgraph.graph.answering.text import first_sentences, join, layer_phrase, one_line, sentence, unsaid
+from stackgraph.graph.catalog import normalize
 from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 from stackgraph.graph.store import SG
@@ -92,6 +93,40 @@ def _next_unchecked(ctx: Context, iri: str) -> str | None:
     if not any(done):
         return None
     return next((b for b, found_fine in zip(branches, done, strict=True) if not found_fine), None)
+
+
+def _checks_found_fine(ctx: Context) -> dict[str, list[str]]:
+    """The causes whose own checks the report names and found fine, each with the problems it is
+    a likely cause of: what the report says was fine is what the check shows ("all NV18, so the
+    nvlink side is fine" of `nvidia-smi topo -m`, which shows whether GPUs talk over NVLink)."""
+    fine = ctx.parsed.ruled_out
+    if not fine:
+        return {}
+    # Run, not only named: written as its command ("ran nvidia-smi topo -m") or said with what it
+    # found ("ibstat says Active"); "uncorrectable ECC error" names the error an ECC check finds.
+    ran = {
+        m.iri
+        for m in ctx.parsed.mentions
+        if ctx.catalog.is_a(m.iri, SG.Diagnostic)
+        and (_written_as_command(ctx, m.iri) or intents.says_it_found(ctx.question, m.surface))
+    }
+    cleared: dict[str, list[str]] = {}
+    for check in ran:
+        facts = fetch(ctx.engine, check)
+        if not fine & set(terms(facts.text(SG.shows) or "")):
+            continue
+        for cause in facts.incoming(SG.whereToLook) + facts.incoming(SG.diagnosedBy):
+            if ctx.catalog.is_a(cause, SG.Cause):
+                cleared[cause] = fetch(ctx.engine, cause).incoming(SG.likelyCause)
+    return cleared
+
+
+def _written_as_command(ctx: Context, check: str) -> bool:
+    """Whether the question writes the check's command (its program and first argument at least:
+    "nvidia-smi topo -m")."""
+    command = fetch(ctx.engine, check).text(SG.commandText)
+    words = normalize(command).split()[:3] if command else []
+    return len(words) >= 2 and " ".join(words) in ctx.parsed.normalized
 
 
 def _symptoms_of(engine: Engine, branch: str) -> list[str]:
@@ -235,12 +270,20 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
     problems = [c for c in problems if not ctx.contradicts(c.iri)] or problems
     # Nor is what it found fine: "retrieval and queueing flat" names the retrieval branch, whose
     # symptom is then what the report is about, read down its other branches.
-    fine = [c for c in problems if checked(ctx.engine, c.iri, ctx.parsed.ruled_out)]
+    # So is a cause whose own check the report ran and found fine ("ran nvidia-smi topo -m, all
+    # NV18, nvlink side looks fine" clears GPU traffic crossing the CPU root complex): the
+    # problem it is a cause of is what the report is about.
+    ran = _checks_found_fine(ctx)
+    fine = [c for c in problems if checked(ctx.engine, c.iri, ctx.parsed.ruled_out) or c.iri in ran]
     if fine:
         kept = [c for c in problems if c not in fine]
         problems = (
             kept
-            or [Candidate(s, c.score, c.how) for c in fine for s in _symptoms_of(ctx.engine, c.iri)]
+            or [
+                Candidate(s, c.score, c.how)
+                for c in fine
+                for s in _symptoms_of(ctx.engine, c.iri) or ran.get(c.iri, [])
+            ]
             or problems
         )
     problems = _described_by_match(ctx, problems)
@@ -291,6 +334,9 @@ def explain_problem(ctx: Context, iri: str) -> str:
     owned_by = {layer: (iri, edge) for layer, edge in facts.iris_by_edge(SG.ownedBy, SG.leadsTo).items()}
     held = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
     matched = _by_match(ctx, in_triage_order(ctx.engine, iri, list(held)))
+    # A cause the report cleared with its own check comes last, and is not the one described.
+    cleared = _checks_found_fine(ctx)
+    matched = sorted(matched, key=lambda pair: pair[0] in cleared)
     causes = [cause for cause, _ in matched]
     conclusion = facts.text(SG.conclusion)
     parts: list[str] = []
@@ -312,7 +358,7 @@ def explain_problem(ctx: Context, iri: str) -> str:
                 owned_by = {layer: (cause, SG.ownedBy) for layer in ctx.facts(cause).iris(SG.ownedBy)}
         lead = "Likely cause" if len(cause_texts) == 1 else "Likely causes"
         parts.append(f"{lead}: {join(cause_texts, 'or')}.")
-        if matched[0][1] >= CAUSE_DESCRIBED:
+        if matched[0][1] >= CAUSE_DESCRIBED and matched[0][0] not in cleared:
             fixes = fixes_for(ctx, causes[0], " ".join(parts))  # the cause the question describes
             if fixes:
                 parts.append(fixes)
