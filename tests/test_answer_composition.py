@@ -610,3 +610,23 @@ def test_a_cause_whose_own_check_came_back_fine_is_ruled_out_and_the_problem_goe
     assert "What fixes GPU traffic crosses the CPU root complex" not in found.answer, found.answer
     following = semantic_engine.ask("ok what next on the IB side", conversation)
     assert following.answered and "ibstat" in following.answer, following.answer
+
+
+def test_a_setting_asked_of_a_technique_in_a_follow_up_is_the_setting_that_applies_to_it(
+    semantic_engine: Engine,
+) -> None:
+    """ "is there a flag for that?" after an answer about chunked prefill asks for the setting
+    that turns the technique on: enable_chunked_prefill, with what it does and the edge that
+    ties it to the technique, not the knobs of an unrelated problem."""
+    conversation = Conversation()
+    first = semantic_engine.ask("what does chunked prefill do in a serving engine?", conversation)
+    assert (
+        first.answered and conversation.focus is not None and conversation.focus.endswith("chunked-prefill")
+    )
+    answer = semantic_engine.ask("ok, is there a flag for that?", conversation)
+    assert answer.answered and "enable_chunked_prefill: Splits long prompt prefill" in answer.answer, (
+        answer.answer
+    )
+    assert any(
+        f.predicate.endswith("appliesTo") and f.object.endswith("chunked-prefill") for f in answer.facts
+    )

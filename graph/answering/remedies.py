@@ -143,7 +143,7 @@ def remedy(ctx: Context) -> Answer | None:
     if parsed is None or not (parsed.asks_for_remedy or settings) or not ctx.candidates:
         return None
     if ctx.candidates[0].iri not in ctx.engine.problems:
-        return None
+        return _setting_of(ctx, ctx.candidates[0].iri) if settings else None
     # The first problem the question names with a fix: "how to prevent the job running while pods
     # are still Pending? some start while others wait, due to insufficient resources" names the
     # cause it lives with before the symptom whose causes gang scheduling fixes.
@@ -153,6 +153,30 @@ def remedy(ctx: Context) -> Answer | None:
         if parts:
             return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8)
     return None
+
+
+def _setting_of(ctx: Context, iri: str) -> Answer | None:
+    """ "is there a knob for that?" after an answer about a technique (chunked prefill): the
+    settings that apply to it (enable_chunked_prefill), each with what it does; None when no
+    setting applies to it."""
+    settings = [
+        s for s in ctx.facts(iri).incoming(SG.appliesTo) if ctx.catalog.is_a(s, SG.ConfigurationParameter)
+    ]
+    parts = []
+    for setting in settings[:SETTINGS_SAID]:
+        ctx.evidence.entity(setting)
+        ctx.evidence.fact(setting, SG.appliesTo, iri)
+        definition = ctx.catalog.get(setting).definition if ctx.catalog.get(setting) else None
+        if definition:
+            ctx.evidence.fact(setting, SKOS.definition, definition)
+            parts.append(f"{ctx.catalog.display(setting)}: {first_sentences(definition, 300)}")
+        else:
+            parts.append(f"{ctx.catalog.display(setting)} applies to {ctx.catalog.display(iri)}.")
+    return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8) if parts else None
+
+
+#: At most this many settings are said for a technique a follow-up asks a setting of.
+SETTINGS_SAID = 2
 
 
 def pushed_too_far(ctx: Context) -> Answer | None:
