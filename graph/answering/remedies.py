@@ -155,6 +155,10 @@ def remedy(ctx: Context) -> Answer | None:
     return None
 
 
+#: At most this many settings are said for a technique a follow-up asks a setting of.
+SETTINGS_SAID = 2
+
+
 def _setting_of(ctx: Context, iri: str) -> Answer | None:
     """ "is there a knob for that?" after an answer about a technique (chunked prefill): the
     settings that apply to it (enable_chunked_prefill), each with what it does; None when no
@@ -166,17 +170,13 @@ def _setting_of(ctx: Context, iri: str) -> Answer | None:
     for setting in settings[:SETTINGS_SAID]:
         ctx.evidence.entity(setting)
         ctx.evidence.fact(setting, SG.appliesTo, iri)
-        definition = ctx.catalog.get(setting).definition if ctx.catalog.get(setting) else None
-        if definition:
-            ctx.evidence.fact(setting, SKOS.definition, definition)
-            parts.append(f"{ctx.catalog.display(setting)}: {first_sentences(definition, 300)}")
+        record = ctx.catalog.get(setting)
+        if record is not None and record.definition:
+            ctx.evidence.fact(setting, SKOS.definition, record.definition)
+            parts.append(f"{ctx.catalog.display(setting)}: {first_sentences(record.definition, 300)}")
         else:
             parts.append(f"{ctx.catalog.display(setting)} applies to {ctx.catalog.display(iri)}.")
     return ctx.answer(" ".join(parts), intents.PRACTICE, 0.8) if parts else None
-
-
-#: At most this many settings are said for a technique a follow-up asks a setting of.
-SETTINGS_SAID = 2
 
 
 def pushed_too_far(ctx: Context) -> Answer | None:

@@ -273,8 +273,8 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
     # So is a cause whose own check the report ran and found fine ("ran nvidia-smi topo -m, all
     # NV18, nvlink side looks fine" clears GPU traffic crossing the CPU root complex): the
     # problem it is a cause of is what the report is about.
-    ran = _checks_found_fine(ctx)
-    fine = [c for c in problems if checked(ctx.engine, c.iri, ctx.parsed.ruled_out) or c.iri in ran]
+    cleared = _checks_found_fine(ctx)
+    fine = [c for c in problems if checked(ctx.engine, c.iri, ctx.parsed.ruled_out) or c.iri in cleared]
     if fine:
         kept = [c for c in problems if c not in fine]
         problems = (
@@ -282,7 +282,7 @@ def owner_of_symptom(ctx: Context) -> Answer | None:
             or [
                 Candidate(s, c.score, c.how)
                 for c in fine
-                for s in _symptoms_of(ctx.engine, c.iri) or ran.get(c.iri, [])
+                for s in _symptoms_of(ctx.engine, c.iri) or cleared.get(c.iri, [])
             ]
             or problems
         )
