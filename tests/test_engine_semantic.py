@@ -10,6 +10,15 @@ from stackgraph.graph.engine import Engine
 pytestmark = pytest.mark.slow
 
 
+def _assert_declined_as_outside(engine: Engine, question: str, area: str | None = None) -> None:
+    """The question is declined as belonging to a neighbouring area the graph does not cover,
+    and, given ``area``, the decline names it."""
+    answer = engine.ask(question)
+    assert not answer.answered and "does not cover that area" in answer.answer, question
+    if area is not None:
+        assert area in answer.answer, (question, answer.answer)
+
+
 def test_paraphrased_symptom_is_found(semantic_engine: Engine) -> None:
     answer = semantic_engine.ask("my first token takes ages to show up")
     assert answer.answered
@@ -88,8 +97,7 @@ def test_neighbouring_areas_people_often_ask_about_are_declined(semantic_engine:
         # Nor is statistics: an L2 penalty is no layer.
         "should I use an L1 or L2 penalty for my ridge regression on survey data?",
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
+        _assert_declined_as_outside(semantic_engine, question)
 
 
 def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: Engine) -> None:
@@ -113,8 +121,7 @@ def test_reports_from_software_far_from_the_stack_are_declined(semantic_engine: 
         # A firm answer too (CUDA OOM by its words) when the area is nearer than any statement.
         "the VR game leaks GPU memory every time a new level is loaded until it crashes",
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
+        _assert_declined_as_outside(semantic_engine, question)
 
 
 def test_a_report_from_a_neighbouring_area_is_told_which_area(semantic_engine: Engine) -> None:
@@ -132,9 +139,7 @@ def test_a_report_from_a_neighbouring_area_is_told_which_area(semantic_engine: E
         ("OBS fails to start recording with an NVENC encoder error on my RTX card", "OBS"),
         ("my Zigbee smart plugs drop off the Home Assistant network after a day or two", "smart home"),
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
-        assert area in answer.answer, (question, answer.answer)
+        _assert_declined_as_outside(semantic_engine, question, area)
 
 
 def test_a_report_near_no_statement_of_the_graph_is_declined(semantic_engine: Engine) -> None:
@@ -247,8 +252,7 @@ def test_a_report_one_of_whose_sentences_is_about_an_outside_area_gets_no_closes
         " sglang serving the model. I am trying to upload a document in the chat portal and ask a"
         " question about it. The model server logs show the template rejects the system message.",
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
+        _assert_declined_as_outside(semantic_engine, question)
     # A report about the stack, sentence by sentence, is still answered.
     report = (
         "NCCL all-reduce hangs after a few steps on 16 nodes. A single node runs fine for hours."
@@ -500,9 +504,7 @@ def test_reports_about_annotation_tools_dataset_formats_and_output_parsers_are_d
             "JupyterHub",
         ),
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
-        assert area in answer.answer, (question, answer.answer)
+        _assert_declined_as_outside(semantic_engine, question, area)
 
 
 def test_asked_for_a_setting_the_knob_that_mitigates_the_reported_cause_leads(
@@ -541,8 +543,7 @@ def test_experiment_tracker_client_errors_are_declined_and_its_placement_is_answ
         " the settings page, runs never show up",
         "TensorBoard shows the graph tab but no scalars or images for my fine-tuning run",
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
+        _assert_declined_as_outside(semantic_engine, question)
     placed = semantic_engine.ask(
         "where do experiment tracking and a model registry sit in the nine-layer model?"
     )
@@ -570,9 +571,7 @@ def test_log_shipping_and_facility_cooling_are_declined_while_rack_power_is_answ
             "liquid cooling",
         ),
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
-        assert area in answer.answer, (question, answer.answer)
+        _assert_declined_as_outside(semantic_engine, question, area)
     power = semantic_engine.ask(
         "how much power does a dense accelerator rack draw compared to a normal rack?"
     )
@@ -597,9 +596,7 @@ def test_nan_loss_and_port_forwarding_are_declined_while_training_stalls_are_ans
             "port-forward",
         ),
     ):
-        answer = semantic_engine.ask(question)
-        assert not answer.answered and "does not cover that area" in answer.answer, question
-        assert area in answer.answer, (question, answer.answer)
+        _assert_declined_as_outside(semantic_engine, question, area)
     for report in (
         "our distributed training job hangs after a few hundred steps on 8 nodes",
         "training throughput suddenly dropped by half on the cluster this week",

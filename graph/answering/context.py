@@ -135,6 +135,15 @@ class Context:
             step = before[0]
         return chain
 
+    def settings_of(self, iri: str) -> list[str]:
+        """The configuration settings that apply to an entity (``sg:appliesTo``): a technique is
+        turned on or sized by them (enable_chunked_prefill for chunked prefill)."""
+        return [
+            s
+            for s in self.facts(iri).incoming(SG.appliesTo)
+            if self.catalog.is_a(s, SG.ConfigurationParameter)
+        ]
+
     def described(
         self, pool: frozenset[str] | list[str], k: int = 5, semantic_k: int = 10
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

@@ -353,9 +353,7 @@ def settings_for(ctx: Context, iri: str) -> str:
     nodes))."
     A strategy or mechanism whose own entry only places it is told apart by its settings: the
     seeds say what tensor and pipeline parallelism do in the rows of the settings that size them."""
-    settings = [
-        p for p in ctx.facts(iri).incoming(SG.appliesTo) if ctx.catalog.is_a(p, SG.ConfigurationParameter)
-    ]
+    settings = ctx.settings_of(iri)
     if not settings:
         return ""
     shown = []

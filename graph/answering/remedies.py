@@ -163,11 +163,8 @@ def _setting_of(ctx: Context, iri: str) -> Answer | None:
     """ "is there a knob for that?" after an answer about a technique (chunked prefill): the
     settings that apply to it (enable_chunked_prefill), each with what it does; None when no
     setting applies to it."""
-    settings = [
-        s for s in ctx.facts(iri).incoming(SG.appliesTo) if ctx.catalog.is_a(s, SG.ConfigurationParameter)
-    ]
     parts = []
-    for setting in settings[:SETTINGS_SAID]:
+    for setting in ctx.settings_of(iri)[:SETTINGS_SAID]:
         ctx.evidence.entity(setting)
         ctx.evidence.fact(setting, SG.appliesTo, iri)
         record = ctx.catalog.get(setting)
