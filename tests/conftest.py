@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from stackgraph.graph.engine import Engine
+from stackgraph.graph.model import Answer
+
+#: The shared development sets, beside the repository.
+EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
+SHARED_SETS = ("questions.jsonl", "realworld_dev.jsonl")
+
+#: The shared scorer's verdict on one item's answer: None when it passes, else why it fails.
+Judge = Callable[[dict, dict, int], "str | None"]
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +30,31 @@ def engine() -> Engine:
 def semantic_engine() -> Engine:
     """The built-in graph with semantic matching (loads the packaged MiniLM model once)."""
     return Engine.load(semantic=True)
+
+
+@pytest.fixture(scope="session")
+def single_turn_answers(semantic_engine: Engine) -> dict[str, Answer]:
+    """Every single-question item of every set we hold (tests/eval and the shared development
+    sets), asked once: the score floors and the answer-length invariant read the same answers
+    instead of each asking thousands of questions again."""
+    sets = [EVAL / name for name in SHARED_SETS if (EVAL / name).is_file()]
+    sets += sorted((Path(__file__).parent / "eval").glob("*.jsonl"))
+    questions = {
+        item["q"]
+        for path in sets
+        for item in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+        if "q" in item
+    }
+    return {question: semantic_engine.ask(question) for question in sorted(questions)}
+
+
+@pytest.fixture(scope="session")
+def shared_judge() -> Judge:
+    """``judge`` from ``../shared/eval/score.py``, so a verdict in the suite is the scorer's own."""
+    scorer = EVAL / "score.py"
+    if not scorer.is_file():
+        pytest.skip(f"the shared scorer is not at {scorer}")
+    spec = importlib.util.spec_from_file_location("shared_score", scorer)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.judge

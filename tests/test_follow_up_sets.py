@@ -77,17 +77,16 @@ them in CI; here the same judge reads answers from one engine in this process. T
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from conftest import Judge
 
 from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 
 EVAL = Path(__file__).parent / "eval"
-SCORER = Path(__file__).resolve().parents[2] / "shared" / "eval" / "score.py"
 
 #: Least share of conversations whose last answer passes, per set.
 BARS = {
@@ -126,26 +125,18 @@ BARS = {
 }
 
 
-def _judge():
-    if not SCORER.is_file():
-        pytest.skip(f"the shared scorer is not at {SCORER}")
-    spec = importlib.util.spec_from_file_location("shared_score", SCORER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.judge
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BARS))
-def test_the_last_answer_of_each_conversation_passes(semantic_engine: Engine, name: str) -> None:
-    judge = _judge()
+def test_the_last_answer_of_each_conversation_passes(
+    semantic_engine: Engine, shared_judge: Judge, name: str
+) -> None:
     items = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
     failed = []
     for item in items:
         conversation = Conversation()
         for question in item["turns"]:
             answer = semantic_engine.ask(question, conversation)
-        why = judge(item, {"answered": answer.answered, "answer": answer.answer}, 1200)
+        why = shared_judge(item, {"answered": answer.answered, "answer": answer.answer}, 1200)
         if why:
             failed.append(f"{item['id']}: {item['turns'][-1]!r}: {why}")
     share = 1 - len(failed) / len(items)
