@@ -40,6 +40,8 @@ CAUSE_DESCRIBED = 0.55
 CAUSE_POOL = 30
 #: What a cause owned by the layer of something the question names gains over its passage score.
 LAYER_AFFINITY = 0.1
+#: What a cause that something the question names fixes gains over its passage score.
+FIX_AFFINITY = 0.1
 
 
 def problem_candidates(ctx: Context) -> list[Candidate]:
@@ -332,7 +334,10 @@ def explain_problem(ctx: Context, iri: str) -> str:
     ref = ctx.evidence.entity(iri)
     # Each owner with the edge that names it: the problem's own, else its first cause's.
     owned_by = {layer: (iri, edge) for layer, edge in facts.iris_by_edge(SG.ownedBy, SG.leadsTo).items()}
-    held = facts.iris_by_edge(SG.likelyCause, SG.suggestsCause)
+    held = {
+        cause: (iri, edge) for cause, edge in facts.iris_by_edge(SG.likelyCause, SG.suggestsCause).items()
+    }
+    held |= _causes_named_fixes_address(ctx, iri, held)
     matched = _by_match(ctx, in_triage_order(ctx.engine, iri, list(held)))
     # A cause the report cleared with its own check comes last, and is not the one described.
     cleared = _checks_found_fine(ctx)
@@ -347,7 +352,7 @@ def explain_problem(ctx: Context, iri: str) -> str:
     if causes:
         cause_texts = []
         for cause in causes[:4]:
-            ctx.evidence.fact(iri, held[cause], cause)
+            ctx.evidence.fact(*held[cause], cause)
             ctx.evidence.entity(cause)
             rec = ctx.catalog.get(cause)
             text = rec.label if rec else cause
@@ -390,6 +395,36 @@ def explain_problem(ctx: Context, iri: str) -> str:
     return " ".join(parts)
 
 
+def _causes_named_fixes_address(
+    ctx: Context, iri: str, held: dict[str, tuple[str, URIRef]]
+) -> dict[str, tuple[str, URIRef]]:
+    """Likely causes of the symptoms a triage branch opens or is related to, beyond its own, that
+    something the question names fixes, each with the symptom that holds it: "pods stuck Pending
+    that should all start at once, our coscheduling config..." reads as the Pending branch, whose
+    causes are resources and scheduling, while the gang scheduling it names fixes the Pending
+    pod's third cause, the partial placement of a distributed job."""
+    fixes = _named_fixes(ctx)
+    if not fixes:
+        return {}
+    found: dict[str, tuple[str, URIRef]] = {}
+    related = [r for r in ctx.facts(iri).iris(SKOS + "related") if r in ctx.engine.problems]
+    for symptom in dict.fromkeys(_symptoms_of(ctx.engine, iri) + related):
+        for cause in ctx.facts(symptom).iris(SG.likelyCause):
+            if cause not in held and fixes & set(ctx.facts(cause).incoming(SG.mitigates)):
+                found.setdefault(cause, (symptom, SG.likelyCause))
+    return found
+
+
+def _named_fixes(ctx: Context) -> set[str]:
+    """What the question names that fixes some problem (gang scheduling, quantization)."""
+    problems = ctx.engine.problems
+    return {
+        cand.iri
+        for cand in ctx.candidates
+        if cand.how in NAMED_HOW and cand.iri not in problems and ctx.facts(cand.iri).iris(SG.mitigates)
+    }
+
+
 def in_triage_order(engine: Engine, symptom: str, causes: list[str]) -> list[str]:
     """``causes`` in the order the symptom's triage asks about them (the branch suggesting each),
     the others after them as they were: of causes a report matches alike, the seed's first
@@ -416,6 +451,13 @@ def _by_match(ctx: Context, causes: list[str]) -> list[tuple[str, float]]:
             facts = ctx.facts(cause)
             if near & set(facts.iris(SG.ownedBy) + facts.iris(SG.leadsTo)):
                 best[cause] = best.get(cause, 0.0) + LAYER_AFFINITY
+    fixes = _named_fixes(ctx)
+    if fixes:
+        # A cause that something the report names fixes is the one it is about: a report naming
+        # its coscheduling plugin is about placing a job all or nothing.
+        for cause in unique:
+            if fixes & set(ctx.facts(cause).incoming(SG.mitigates)):
+                best[cause] = best.get(cause, 0.0) + FIX_AFFINITY
     return sorted(((c, best.get(c, 0.0)) for c in unique), key=lambda pair: -pair[1])
 
 
