@@ -19,6 +19,7 @@ from stackgraph.graph.lexical import terms
 from stackgraph.graph.model import Answer
 
 SKOS_DEFINITION = "http://www.w3.org/2004/02/skos/core#definition"
+SKOS_RELATED = "http://www.w3.org/2004/02/skos/core#related"
 
 
 def _context(engine: Engine, question: str) -> Context:
@@ -625,3 +626,76 @@ def test_a_setting_asked_of_a_technique_in_a_follow_up_is_the_setting_that_appli
     assert any(
         f.predicate.endswith("appliesTo") and f.object.endswith("chunked-prefill") for f in answer.facts
     )
+
+
+def test_a_cause_that_a_named_fix_addresses_joins_a_branchs_causes_with_its_symptom(engine: Engine) -> None:
+    """A triage branch suggests fewer causes than the symptoms it opens or is related to have. A
+    report naming something that fixes one of those other causes ("stuck in Pending, our
+    coscheduling plugin...") is told that cause too, with the symptom that holds it as the fact's
+    subject (the branch does not suggest it)."""
+    from stackgraph.graph.answering import link
+    from stackgraph.graph.answering.evidence import fetch
+    from stackgraph.graph.answering.symptoms import _symptoms_of, explain_problem
+    from stackgraph.graph.store import SG
+
+    tried = 0
+    for branch in engine.entities_of("TriageBranch"):
+        own = set(fetch(engine, branch).iris(SG.suggestsCause))
+        related = [r for r in fetch(engine, branch).iris(SKOS_RELATED) if r in engine.problems]
+        for symptom in dict.fromkeys(_symptoms_of(engine, branch) + related):
+            for cause in fetch(engine, symptom).iris(SG.likelyCause):
+                fixes = [f for f in fetch(engine, cause).incoming(SG.mitigates) if f not in engine.problems]
+                if cause in own or not fixes:
+                    continue
+                question = (
+                    f"{engine.catalog.label(branch)}, although we set up {engine.catalog.label(fixes[0])}"
+                )
+                parsed = Question.parse(engine, question)
+                ctx = Context(engine, question, None, 0.0, link(engine, parsed), None, parsed=parsed)
+                said = explain_problem(ctx, branch)
+                listed = re.split(r"Likely causes?: ", said, maxsplit=1)[-1].split(".")[0]
+                assert engine.catalog.display(cause) in listed, (question, said)
+                held = {(f.subject, f.predicate, f.object) for f in ctx.evidence.facts}
+                assert (symptom, str(SG.likelyCause), cause) in held, question
+                tried += 1
+    assert tried >= 1
+
+
+def test_a_turn_asking_what_to_check_while_a_problem_is_under_way_gets_its_checks(
+    semantic_engine: Engine,
+) -> None:
+    """ "we have plenty of free hypervisors though, what should I check?" after NoValidHost
+    shares no word with the answer and names nothing the graph holds: alone it is declined. It
+    asks what to check while a problem is under way, so the problem's checks are the answer,
+    said to be about it."""
+    conversation = Conversation()
+    semantic_engine.ask("openstack server create fails with NoValidHost", conversation)
+    answer = semantic_engine.ask(
+        "we have plenty of free hypervisors though, what should I check?", conversation
+    )
+    assert answer.answered and answer.context == "NoValidHost", answer.answer
+    assert "openstack compute service list" in answer.answer, answer.answer
+
+
+def test_a_why_asked_of_the_conversations_subject_is_answered_by_what_it_is(semantic_engine: Engine) -> None:
+    """ "why do they care about that?" after trust_remote_code shares only "they" with a practice
+    ("most incidents are not model problems ... they are capacity ..."): that practice neither
+    applies to nor fixes the subject, so the subject's own definition answers (a supply-chain
+    security consideration)."""
+    conversation = Conversation()
+    semantic_engine.ask(
+        "the platform review flagged that our serving pods enable trust_remote_code", conversation
+    )
+    answer = semantic_engine.ask("why do they care about that?", conversation)
+    assert answer.answered and "supply-chain" in answer.answer, answer.answer
+    assert "not model problems" not in answer.answer, answer.answer
+
+
+def test_a_verdict_asked_of_a_finding_reads_the_finding_as_a_report(semantic_engine: Engine) -> None:
+    """ "is that bad?" right after a turn reporting what a check showed asks what to make of the
+    finding: the two turns are read as one report (SYS crosses the CPU root complex, far slower
+    than NVLink), not as a question about the problem the check diagnoses."""
+    conversation = Conversation()
+    semantic_engine.ask("nvidia-smi topo -m on node 3 says SYS between GPU2 and GPU6", conversation)
+    answer = semantic_engine.ask("is that bad?", conversation)
+    assert answer.answered and "CPU root complex, which is far slower" in answer.answer, answer.answer

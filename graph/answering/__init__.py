@@ -47,6 +47,7 @@ from stackgraph.graph.answering.question import Question, ruled_out_terms
 from stackgraph.graph.answering.text import clip
 from stackgraph.graph.answering.turns import (
     about_the_declined,
+    asks_only_for_checks,
     conversation_model,
     follow_up,
     mostly_foreign,
@@ -470,7 +471,7 @@ def _answer(
         # answer again ("any stretches for spine pain?" after leaf-spine switches) shares a word
         # with the turn, not its subject.
         new = set(terms(retried.answer)) - set(terms(conversation.turns[-1].answer))
-        if retried.answered and new & own_stems(parsed):
+        if retried.answered and (new & own_stems(parsed) or asks_only_for_checks(engine, parsed, focus)):
             answer = retried
     return answer, parsed
 

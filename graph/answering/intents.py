@@ -400,6 +400,20 @@ def asks_for_check(question: str) -> bool:
     return bool(_ASKS_CHECK.search(question))
 
 
+#: "what should I check?", "what else do we look at?": checks asked for, of nothing named.
+_ASKS_WHAT_TO_CHECK = re.compile(
+    r"\b(?:what|which)\s+(?:else\s+)?(?:should|do|can|could|would|must)\s+(?:i|we|you)\s+"
+    r"(?:check|look\s+at|inspect|verify|run|test)\b",
+    _I,
+)
+
+
+def asks_what_to_check(question: str) -> bool:
+    """Whether the question asks how to check something, or what to check ("what should I
+    check?"), in so many words."""
+    return asks_for_check(question) or bool(_ASKS_WHAT_TO_CHECK.search(question))
+
+
 def asks_for_remedy(question: str) -> bool:
     return bool(_REMEDY.search(question))
 
@@ -525,10 +539,19 @@ _ASKS_IF_SETTLED = re.compile(
 )
 
 
+#: "is that bad?", "could that actually slow down the whole job?": a yes-or-no on what was just
+#: found, asked of it by a pronoun; "is it the model?" puts a cause forward instead.
+_ASKS_OF_IT = re.compile(
+    r"^\s*(?:(?:so|and|ok(?:ay)?|but|hmm+|wait)[\s,]+)*"
+    r"(?:is|are|was|could|would|can|might|does|do|will)\s+(?:that|this|it)\b(?!\s+the\b)",
+    _I,
+)
+
+
 def asks_if_settled(text: str) -> bool:
     """Whether the turn asks if what was just found settles the question ("so that rules them
-    out, right?")."""
-    return bool(_ASKS_IF_SETTLED.search(text))
+    out, right?") or what to make of it ("is that bad?", "could that slow down the whole job?")."""
+    return bool(_ASKS_IF_SETTLED.search(text) or _ASKS_OF_IT.search(text))
 
 
 def reports_a_finding(text: str) -> bool:

@@ -294,15 +294,16 @@ def why(ctx: Context) -> Answer | None:
     problems = ctx.of_type("Symptom", "TriageBranch", "Cause")
     if (
         choice is not None
-        and problems
         and ctx.from_conversation
         and choice.how == "lexical"
         and len(ctx.engine.lexical.shared_terms(ctx.parsed.terms, choice.iri)) < 2
-        and not _bears_on(ctx, choice.iri, problems)
+        and not _bears_on(ctx, choice.iri, problems or ctx.candidates[:1])
     ):
         # "Why does that happen?" after NoValidHost: a practice found by one shared word
         # ("happens") that neither applies to nor fixes the problem is no reason for it; the
-        # problem's causes are.
+        # problem's causes are. "why do they care about that?" after trust_remote_code: the
+        # reason is in what the setting is (a supply-chain risk), not in a practice that shares
+        # the word "care".
         choice = None
     if choice is None or (problems and choice.how == "lexical" and choice.score < 0.6):
         if problems:
@@ -315,7 +316,9 @@ def why(ctx: Context) -> Answer | None:
                 choice = cand
                 break
         if choice is None:
-            return best_sentence(ctx)
+            # Asked of the conversation's subject, a why no sentence answers is answered by what
+            # the subject is ("a supply-chain security consideration"), not by a practice.
+            return best_sentence(ctx) or (define(ctx) if ctx.from_conversation else None)
     passage = _best_passage(ctx)
     if (
         passage

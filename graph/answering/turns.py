@@ -145,7 +145,18 @@ def unsaid_subject(
         return None
     if parsed.foreign_subject(engine) or parsed.only_foreign(engine) or new_foreign_topic(engine, parsed):
         return None
-    return focus if own_stems(parsed) & set(terms(conversation.turns[-1].answer)) else None
+    if own_stems(parsed) & set(terms(conversation.turns[-1].answer)) or asks_only_for_checks(
+        engine, parsed, focus
+    ):
+        return focus
+    return None
+
+
+def asks_only_for_checks(engine: Engine, parsed: Question, focus: str | None) -> bool:
+    """Whether a turn declined on its own asks what to check while a problem is under way: "we
+    have free hypervisors though, what should I check?" after NoValidHost shares no word with the
+    answer, and the problem's checks are what it asks for."""
+    return focus in engine.problems and intents.asks_what_to_check(parsed.text)
 
 
 def own_stems(parsed: Question) -> set[str]:
