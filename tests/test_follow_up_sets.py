@@ -73,6 +73,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
 - ``follow_ups_blind36.jsonl``: 40 more (eight off-topic, five of three turns), written blind;
   scored 27/40 on the first commit of the session that added it (six of its eight off-topic last
   turns answered), then read as a development set.
+- ``follow_ups_blind37.jsonl``: 40 more (eight off-topic, eight of three turns), written blind;
+  scored 28/40 on the first commit of the session that added it, then read as a development set.
 """
 
 from __future__ import annotations
@@ -122,6 +124,7 @@ BARS = {
     "follow_ups_blind34.jsonl": 0.55,
     "follow_ups_blind35.jsonl": 0.8,
     "follow_ups_blind36.jsonl": 0.65,
+    "follow_ups_blind37.jsonl": 0.75,
 }
 
 
