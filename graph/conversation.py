@@ -135,7 +135,12 @@ class Conversation:
             )
         else:
             focus = next((e.iri for e in answer.entities if not e.code), None)
-            if focus is None and answer.entities:
+            if focus is None and answer.context and self.focus is not None:
+                # Answered about the subject before in layers alone ("so it's not one of the nine
+                # layers?" after Kubernetes): the conversation is still about that subject, and
+                # "why doesn't NCCL care about it?" next asks about Kubernetes, not a layer.
+                focus = self.focus
+            elif focus is None and answer.entities:
                 focus = answer.entities[0].iri
             lead = answer.facts[0].subject if answer.facts else None
             subjects = {e.iri for e in answer.entities if not e.code and e.iri not in checks}

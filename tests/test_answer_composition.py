@@ -699,3 +699,19 @@ def test_a_verdict_asked_of_a_finding_reads_the_finding_as_a_report(semantic_eng
     semantic_engine.ask("nvidia-smi topo -m on node 3 says SYS between GPU2 and GPU6", conversation)
     answer = semantic_engine.ask("is that bad?", conversation)
     assert answer.answered and "CPU root complex, which is far slower" in answer.answer, answer.answer
+
+
+def test_a_follow_up_answered_in_layers_alone_keeps_the_conversation_on_its_subject(
+    semantic_engine: Engine,
+) -> None:
+    """ "so it isn't one of the nine layers then?" after Kubernetes is answered about Kubernetes in
+    layers alone (no entity of the answer is anything but a layer): the conversation is still
+    about Kubernetes, so "why doesn't NCCL talk to it once the pod runs?" asks about Kubernetes
+    (NCCL never calls it), not for the members of a layer."""
+    conversation = Conversation()
+    semantic_engine.ask("where does Kubernetes fit in the nine-layer model?", conversation)
+    layers_only = semantic_engine.ask("so it isn't one of the nine layers then?", conversation)
+    assert layers_only.context == "Kubernetes" and all(e.code for e in layers_only.entities), layers_only
+    assert conversation.focus is not None and conversation.focus.endswith("/kubernetes"), conversation.focus
+    answer = semantic_engine.ask("why doesn't NCCL talk to it once the pod runs?", conversation)
+    assert answer.answered and "never calls Kubernetes" in answer.answer, answer.answer
