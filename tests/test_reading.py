@@ -1376,6 +1376,8 @@ def test_one_swapped_pair_in_a_run_of_words_still_names_it(engine: Engine, text:
         ("who does the MIG partitioning on our GPU nodes?", False),  # "does" is the verb: what does it
         ("who invented the GPU?", True),
         ("who did the first GPU?", True),  # history, a person
+        ("who fixes it, us or the network team?", False),  # which team owns the fix
+        ("who won the game last night?", True),
     ],
 )
 def test_who_does_a_task_asks_for_a_part_of_the_stack(engine: Engine, question: str, person: bool) -> None:
