@@ -75,6 +75,8 @@ them in CI; here the same judge reads answers from one engine in this process. T
   turns answered), then read as a development set.
 - ``follow_ups_blind37.jsonl``: 40 more (eight off-topic, eight of three turns), written blind;
   scored 28/40 on the first commit of the session that added it, then read as a development set.
+- ``follow_ups_blind38.jsonl``: 40 more (eight off-topic, eight of three turns), written blind;
+  scored 28/40 when it arrived later in that session, then read as a development set.
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ BARS = {
     "follow_ups_blind35.jsonl": 0.8,
     "follow_ups_blind36.jsonl": 0.65,
     "follow_ups_blind37.jsonl": 0.75,
+    "follow_ups_blind38.jsonl": 0.7,
 }
 
 

@@ -87,6 +87,7 @@ FLOORS = {
     "realworld_blind58.jsonl": 70,
     "realworld_blind59.jsonl": 60,
     "realworld_blind60.jsonl": 80,
+    "realworld_blind61.jsonl": 75,
     "paraphrase_blind5.jsonl": 85,
     "paraphrase_blind6.jsonl": 85,
     "paraphrase_blind7.jsonl": 85,
