@@ -715,3 +715,14 @@ def test_a_follow_up_answered_in_layers_alone_keeps_the_conversation_on_its_subj
     assert conversation.focus is not None and conversation.focus.endswith("/kubernetes"), conversation.focus
     answer = semantic_engine.ask("why doesn't NCCL talk to it once the pod runs?", conversation)
     assert answer.answered and "never calls Kubernetes" in answer.answer, answer.answer
+
+
+def test_what_a_report_goes_on_to_say_of_its_hosts_carries_the_report_on(engine: Engine) -> None:
+    """ "but there are free GPUs on the hypervisors" after NoValidHost says more of the
+    report: a hypervisor is the compute host the seed's scheduler found none of (the report-word
+    table pairs them), not a subject from outside the graph. The two turns are one report, about
+    NoValidHost."""
+    conversation = Conversation()
+    engine.ask("nova refuses to boot our gpu flavor, NoValidHost every time", conversation)
+    answer = engine.ask("but there are free GPUs on the hypervisors", conversation)
+    assert answer.answered and answer.context == "NoValidHost", answer.answer
