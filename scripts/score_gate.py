@@ -5,8 +5,10 @@ development set), so this wrapper prints the scorer's report and applies that ba
 
 Several files are scored at once, on as many processes as the machine has cores: each scorer run
 starts `stackgraph ask` (once per file and once per conversation), which is mostly one core's
-work, and the 67 gates of `make check` took about six minutes one after another on a 2-core
-machine. Reports are printed whole and in the order given, whatever order they finish in.
+work. Reports are printed whole and in the order given, whatever order they finish in. `make
+gates` runs it on the development sets only: the many sets written after them are scored inside
+pytest from answers asked once (tests/test_single_turn_sets.py), since ninety of these processes
+took three of CI's twenty minutes.
 
 Usage:
     python scripts/score_gate.py QUESTIONS.jsonl [--min 95]

@@ -439,7 +439,8 @@ def in_triage_order(engine: Engine, symptom: str, causes: list[str]) -> list[str
 def _by_match(ctx: Context, causes: list[str]) -> list[tuple[str, float]]:
     """Causes with how well their best passage matches the whole question (words and meaning),
     best first, stable otherwise: the report often describes one of them ("6 of 8 pods scheduled,
-    the rest pending")."""
+    the rest pending"). What the report names weighs in too: a cause owned by the layer of a thing
+    it names (``LAYER_AFFINITY``), or fixed by a thing it names (``FIX_AFFINITY``)."""
     unique = list(dict.fromkeys(causes))
     best = _passage_scores(ctx, set(unique))
     near = _named_layers(ctx)
