@@ -49,6 +49,10 @@ _ENGLISH = snowballstemmer.stemmer("english")
 _ENGLISH_LOCK = threading.Lock()
 #: An acronym's plural as written ("GPUs", "NICs", "LLMs"): its stem is the acronym.
 _ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]+)s\b")
+#: An identifier of words joined in camel case, starting in lower case ("startupProbe",
+#: "nodeSelector"): its words are read as if hyphenated (each, then joined). Names starting in
+#: upper case ("PyTorch", "DeepSpeed") and runs of capitals ("vLLM", "cuDNN") are left whole.
+_CAMEL_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]+)+\b")
 
 
 @lru_cache(maxsize=16384)
@@ -68,6 +72,7 @@ def terms(text: str) -> list[str]:
 @lru_cache(maxsize=8192)
 def _terms(text: str) -> tuple[str, ...]:
     # Cached: the lexical index, the passage index and the answerers stem the same sentences.
+    text = _CAMEL_WORD.sub(lambda m: re.sub(r"(?<=[a-z])(?=[A-Z])", "-", m.group()), text)
     return tuple(
         stem(w)
         for w in _words(normalize(_ACRONYM_PLURAL.sub(r"\1", text)))

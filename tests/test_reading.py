@@ -2304,3 +2304,31 @@ def test_asked_whether_what_was_just_said_is_the_cause_the_answer_is_about_that_
     answer = engine.ask("so is that the actual cause?", conversation)
     assert answer.context == "Liveness probe misconfigured for slow startup", (answer.context, answer.answer)
     assert answer.answer.startswith("Liveness probe misconfigured"), answer.answer
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("startupProbe", ["startup", "probe"]),
+        ("you can't assertEqual a reply", ["assert", "equal"]),
+        ("nodeSelector", ["node", "selector"]),
+    ],
+)
+def test_an_identifier_in_camel_case_says_its_words(text: str, words: list[str]) -> None:
+    """ "a startupProbe on /health" speaks of a startup probe; a name written in camel case from
+    a capital ("PyTorch", "DeepSpeed") or with a run of capitals ("vLLM", "cuDNN") stays one word."""
+    said = terms(text)
+    assert all(stem(w) in said for w in words), said
+    assert terms("PyTorch DeepSpeed vLLM cuDNN") == [
+        stem(w) for w in ("pytorch", "deepspeed", "vllm", "cudnn")
+    ]
+
+
+def test_a_camel_case_assertion_meets_the_seeds_words_for_it(semantic_engine: Engine) -> None:
+    """ "you can't assertEqual an LLM reply" says what the seed says in words ("you cannot assert
+    equality on a generated response"): the answer leads with that statement, not with why teams
+    need an evaluation suite at all."""
+    answer = semantic_engine.ask(
+        "you can't assertEqual an LLM reply, so how do teams catch regressions when they switch models?"
+    )
+    assert answer.answered and "cannot assert equality" in answer.answer[:150], answer.answer
