@@ -53,6 +53,8 @@ _ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]+)s\b")
 #: "nodeSelector"): its words are read as if hyphenated (each, then joined). Names starting in
 #: upper case ("PyTorch", "DeepSpeed") and runs of capitals ("vLLM", "cuDNN") are left whole.
 _CAMEL_WORD = re.compile(r"\b[a-z]+(?:[A-Z][a-z]+)+\b")
+#: Where one word of such an identifier ends and the next begins.
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 @lru_cache(maxsize=16384)
@@ -72,7 +74,7 @@ def terms(text: str) -> list[str]:
 @lru_cache(maxsize=8192)
 def _terms(text: str) -> tuple[str, ...]:
     # Cached: the lexical index, the passage index and the answerers stem the same sentences.
-    text = _CAMEL_WORD.sub(lambda m: re.sub(r"(?<=[a-z])(?=[A-Z])", "-", m.group()), text)
+    text = _CAMEL_WORD.sub(lambda m: _CAMEL_BOUNDARY.sub("-", m.group()), text)
     return tuple(
         stem(w)
         for w in _words(normalize(_ACRONYM_PLURAL.sub(r"\1", text)))
