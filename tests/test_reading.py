@@ -870,6 +870,9 @@ def test_foreign_subject_is_the_head_of_a_phrase_the_graph_lacks(engine: Engine)
     # A word before an object pronoun is the verb after the phrase, not its head.
     assert subject("which layer would the ops triage tree send me to for that?") is None
     assert subject("would the corner bakery send me a cake?") == "corner bakery"
+    # So is a word in -s before "to": "the team wants to swap it" is about the team, not "wants".
+    assert subject("the team wants to swap it for a bigger model") is None
+    assert subject("the bakery wants to sell me a cake") == "bakery"
     assert subject("can it run on a desktop?") is None  # said of "it", the conversation's subject
     assert subject("how do I oil my bicycle wheel?") == "bicycle wheel"  # a wheel, but a bicycle's
     assert subject("how do I learn to paint?") == "paint"  # a thing to do

@@ -411,13 +411,16 @@ def noun_phrase(words: list[str]) -> list[str]:
     or a past participle after its first word ("the assumption baked into L2" is an assumption,
     "the pod stuck in Pending" a pod: what follows the thing says something of it). A word
     followed by an object pronoun is the verb after the phrase, not its head: "would the ops
-    triage tree send me to" is about the tree."""
+    triage tree send me to" is about the tree; so is one ending in -s before "to" ("the team
+    wants to swap it" is about the team)."""
     phrase: list[str] = []
     for n, word in enumerate(words[:PHRASE_WORDS]):
         if word in STOPWORDS or (phrase and (_PARTICIPLE.fullmatch(word) or _ADVERB.fullmatch(word))):
             break
         if phrase and n + 1 < len(words) and words[n + 1] in _OBJECT_PRONOUNS:
             break
+        if phrase and word.endswith("s") and words[n + 1 : n + 2] == ["to"]:
+            break  # "the team wants to swap it": a verb taking an infinitive ends the phrase
         phrase.append(word)
     return phrase
 
