@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.model import Answer
 
@@ -18,6 +19,20 @@ SHARED_SETS = ("questions.jsonl", "realworld_dev.jsonl")
 
 #: The shared scorer's verdict on one item's answer: None when it passes, else why it fails.
 Judge = Callable[[dict, dict, int], "str | None"]
+
+
+def read_items(path: Path) -> list[dict]:
+    """The items of a question set: one JSON object per line, blank lines skipped."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def last_answer(engine: Engine, turns: list[str]) -> Answer:
+    """The answer to the last of ``turns``, asked in one conversation as ``score.py --chat``
+    asks them (the scorer judges the last answer only)."""
+    conversation = Conversation()
+    for turn in turns:
+        answer = engine.ask(turn, conversation)
+    return answer
 
 
 @pytest.fixture(scope="session")
@@ -39,12 +54,7 @@ def single_turn_answers(semantic_engine: Engine) -> dict[str, Answer]:
     instead of each asking thousands of questions again."""
     sets = [EVAL / name for name in SHARED_SETS if (EVAL / name).is_file()]
     sets += sorted((Path(__file__).parent / "eval").glob("*.jsonl"))
-    questions = {
-        item["q"]
-        for path in sets
-        for item in map(json.loads, path.read_text(encoding="utf-8").splitlines())
-        if "q" in item
-    }
+    questions = {item["q"] for path in sets for item in read_items(path) if "q" in item}
     return {question: semantic_engine.ask(question) for question in sorted(questions)}
 
 

@@ -85,9 +85,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import Judge
+from conftest import Judge, last_answer, read_items
 
-from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 
 EVAL = Path(__file__).parent / "eval"
@@ -136,12 +135,10 @@ BARS = {
 def test_the_last_answer_of_each_conversation_passes(
     semantic_engine: Engine, shared_judge: Judge, name: str
 ) -> None:
-    items = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
+    items = read_items(EVAL / name)
     failed = []
     for item in items:
-        conversation = Conversation()
-        for question in item["turns"]:
-            answer = semantic_engine.ask(question, conversation)
+        answer = last_answer(semantic_engine, item["turns"])
         why = shared_judge(item, {"answered": answer.answered, "answer": answer.answer}, 1200)
         if why:
             failed.append(f"{item['id']}: {item['turns'][-1]!r}: {why}")

@@ -15,13 +15,11 @@ blind keep a floor near their score, so a change that loses items there fails he
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from conftest import Judge
+from conftest import Judge, last_answer, read_items
 
-from stackgraph.graph.conversation import Conversation
 from stackgraph.graph.engine import Engine
 from stackgraph.graph.model import Answer
 
@@ -129,13 +127,11 @@ FLOORS = {
 def test_each_set_reaches_its_floor(
     single_turn_answers: dict[str, Answer], semantic_engine: Engine, shared_judge: Judge, name: str
 ) -> None:
-    items = [json.loads(line) for line in (EVAL / name).read_text().splitlines() if line.strip()]
+    items = read_items(EVAL / name)
     failed = []
     for item in items:
         if "turns" in item:  # a few sets hold conversations too: the last answer is scored
-            conversation = Conversation()
-            for turn in item["turns"]:
-                answer = semantic_engine.ask(turn, conversation)
+            answer = last_answer(semantic_engine, item["turns"])
         else:
             answer = single_turn_answers[item["q"]]
         why = shared_judge(item, answer.to_dict(), 1200)
